@@ -1,0 +1,13 @@
+"""Attention Lab: the Streamlit entry. Page config, the shared sidebar, and the page router."""
+import streamlit as st
+
+from app_pages import _pages, _shared
+
+st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+
+pages = [st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "home.py"),
+                 url_path="" if file == "home.py" else file.removesuffix(".py"))
+         for file, title, icon, _ in _pages.available()]
+router = st.navigation(pages)
+_shared.sidebar()
+router.run()

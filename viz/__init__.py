@@ -1,0 +1,2 @@
+"""Figures for Attention Lab: numpy arrays and labels in, Plotly/Altair figures (or PNG bytes) out.
+No torch, no Streamlit."""

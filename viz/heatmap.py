@@ -1,0 +1,29 @@
+"""A labelled heatmap with exact values on hover: the building block of most attention figures."""
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .theme import WEIGHT_SCALE, style
+
+
+def safe_labels(labels) -> list[str]:
+    """Token strings made safe and distinct for Plotly axes: escaped (<b> shows literally) and
+    numbered so repeated tokens keep their own row."""
+    return [f"{html.escape(str(t), quote=False)} ·{i}" for i, t in enumerate(labels)]
+
+
+def plot_heatmap(matrix: np.ndarray, *, x_labels=None, y_labels=None, title: str | None = None,
+                 zmin: float | None = 0.0, zmax: float | None = 1.0, colorscale: str = WEIGHT_SCALE,
+                 x_title: str = "key", y_title: str = "query", value_name: str = "weight",
+                 height: int | None = None, decimals: int = 4) -> go.Figure:
+    """matrix: (rows, cols). Hover shows row label, column label and the value to `decimals`."""
+    m = np.asarray(matrix, dtype=np.float64)
+    xs = safe_labels(x_labels) if x_labels is not None else list(range(m.shape[1]))
+    ys = safe_labels(y_labels) if y_labels is not None else list(range(m.shape[0]))
+    fig = go.Figure(go.Heatmap(
+        z=m, x=xs, y=ys, zmin=zmin, zmax=zmax, colorscale=colorscale,
+        hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.{decimals}f}}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title=y_title)
+    fig.update_xaxes(title=x_title, tickangle=-60)
+    return style(fig, title, height or max(260, min(900, 28 * m.shape[0] + 140)))
