@@ -3,7 +3,7 @@ import streamlit as st
 
 from app_pages import _pages, _shared
 
-st.set_page_config(page_title="Attention Lab", page_icon=":material/visibility:", layout="wide")
+st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png", layout="wide")
 
 pages = [st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "home.py"),
                  url_path="" if file == "home.py" else file.removesuffix(".py"))

@@ -6,7 +6,8 @@ import threading
 import streamlit as st
 import torch
 
-from model import checkpoints, device as devices
+from model import checkpoints
+from model import device as devices
 from model.checkpoints import CheckpointError
 from model.tokenizer import WordTokenizer
 

@@ -50,3 +50,20 @@ class PositionalEncoding(nn.Module):
     def matrix(self) -> torch.Tensor:
         """The (max_len, C) table that is added, learned or fixed."""
         return self.table.weight if self.kind == "learned" else self.pe
+
+
+def learned_table(model) -> np.ndarray | None:
+    """The learned (max_len, C) position table of a model (`model.embed.pos`), or None when it has
+    sinusoidal, relative or no positions."""
+    pos = getattr(getattr(model, "embed", None), "pos", None)
+    if pos is None or getattr(pos, "kind", "learned") != "learned" or not hasattr(pos, "matrix"):
+        return None
+    return pos.matrix().detach().float().cpu().numpy()
+
+
+@torch.inference_mode()
+def added_positions(pos: PositionalEncoding, n_positions: int) -> np.ndarray:
+    """What `pos` adds to n_positions token vectors: (n_positions, C). Raises ValueError (the
+    engine's own message) when a learned table has fewer than n_positions rows."""
+    x = torch.zeros(1, n_positions, pos.d_model)
+    return pos(x)[0].double().numpy()

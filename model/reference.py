@@ -122,3 +122,33 @@ def worked_example() -> dict:
     weights = softmax(scaled)
     return {"X": X, "W_Q": W_Q, "W_K": W_K, "W_V": W_V, "Q": Q, "K": K, "V": V,
             "scores": S, "scaled": scaled, "weights": weights, "Z": weights @ V}
+
+
+def attention_loop(Q, K, V, mask=None):
+    """Attention one query vector at a time, as a learner would on paper: for query i,
+    s_j = q_i · k_j / √d_k, a = softmax(s) over the allowed keys, z_i = Σ_j a_j v_j.
+    Q: (Tq, d_k), K: (Tk, d_k), V: (Tk, d_v) -> Z (Tq, d_v)."""
+    Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
+    d_k = Q.shape[-1]
+    Z = np.zeros((Q.shape[0], V.shape[-1]))
+    for i, q in enumerate(Q):
+        allowed = [j for j in range(K.shape[0]) if mask is None or mask[i][j]]
+        if not allowed:
+            continue                      # a fully masked row attends to nothing: z_i = 0
+        s = [sum(q[c] * K[j][c] for c in range(d_k)) / d_k ** 0.5 for j in allowed]
+        top = max(s)
+        e = [float(np.exp(x - top)) for x in s]
+        for a, j in zip(e, allowed):
+            Z[i] += (a / sum(e)) * V[j]
+    return Z
+
+
+def exercise() -> dict:
+    """The lecture's exercise: scores 3 and 1 for one query against two keys, d_k = 4,
+    v1 = [1, 0], v2 = [0, 1]. Returns scores (2,), scaled (2,), exp (2,), weights (2,), V (2, 2), z (2,)."""
+    s = np.array([3.0, 1.0])
+    V = np.array([[1.0, 0.0], [0.0, 1.0]])
+    scaled = scale(s, 4)
+    weights = softmax(scaled)
+    return {"scores": s, "d_k": 4, "scaled": scaled, "exp": np.exp(scaled), "weights": weights,
+            "V": V, "z": weights @ V}

@@ -1,0 +1,19 @@
+"""In a real browser: the home page loads, the sidebar reaches every page, nothing errors, nothing
+leaves loopback (the `page` fixture asserts the last two)."""
+from app_pages import _pages
+from tests.browser.conftest import shot, wait_for_app
+
+
+def test_home_and_navigation_reach_every_page(page, server_url):
+    page.goto(server_url)
+    wait_for_app(page)
+    page.get_by_role("heading", name="Attention Lab").wait_for()
+    shot(page, "home")
+    for file, title, _, _ in _pages.available():
+        if file == "home.py":
+            continue
+        page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
+        page.wait_for_url(f"**/{file.removesuffix('.py')}", timeout=30_000)
+        wait_for_app(page, timeout=120_000)
+        assert page.locator('[data-testid="stException"]').count() == 0, f"{title} shows an exception"
+        shot(page, f"nav_{file.removesuffix('.py')}")
