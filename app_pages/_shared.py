@@ -91,3 +91,27 @@ def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
         st.warning(f"The text has {len(text):,} characters; only the first {limit:,} are used.")
         return text[:limit]
     return text
+
+
+# ---- positional encodings ----
+@st.cache_data(max_entries=16, show_spinner="Running the encoder with positions off and on…")
+def order_experiment(name: str, text_a: str, text_b: str, device: str = "cpu"):
+    """model.order.OrderExperiment for a shipped encoder (ValueError on a bad pair is not cached)."""
+    from model.order import order_experiment as experiment
+    model, _ = load_model(name, device)
+    return experiment(model, load_tokenizer(name), text_a, text_b)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the learned position table…")
+def learned_position_table(name: str):
+    """The learned (rows, C) float32 position table of a shipped model, or None."""
+    from model.positional import learned_table
+    model, _ = load_model(name, "cpu")
+    return learned_table(model)
+
+
+def learned_position_models() -> dict[str, dict]:
+    """name -> meta of shipped models with learned absolute positions (text: pos_encoding "learned";
+    images: every ViT/Swin, whose positions are a learned parameter)."""
+    return {n: m for n, m in shipped_meta().items()
+            if m["config"].get("pos_encoding") == "learned" or m.get("modality") == "image"}

@@ -51,6 +51,9 @@ class MultiHeadAttention(nn.Module):
         self.w_v = nn.Linear(d_model, d_model, bias=bias)
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = dropout
+        # optional fast-path kernel attn_fn(q, k, v) -> (B, H, Tq, D), used when no mask, cache or capture
+        # is asked for (e.g. model.sparse_attention.SlidingWindow); set once at construction, never per call
+        self.attn_fn = None
 
     def split_heads(self, x):
         B, T, C = x.shape
@@ -74,6 +77,8 @@ class MultiHeadAttention(nn.Module):
                 k = torch.cat([kv_cache["k"], k], dim=2)
                 v = torch.cat([kv_cache["v"], v], dim=2)
             kv_cache["k"], kv_cache["v"] = k, v
+        if not capture and self.attn_fn is not None and mask is None and kv_cache is None:
+            return self.w_o(self.merge_heads(self.attn_fn(q, k, v))), None
         if not capture:
             p = self.dropout if self.training else 0.0
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)

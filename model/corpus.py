@@ -8,6 +8,7 @@ Indices (`Ref.pronoun_index`, `Ref.antecedent_index`) count words of `tokenizer.
 without [CLS]; add 1 when the text is encoded with add_cls_sep=True.
 """
 import random
+import re
 from dataclasses import dataclass
 
 from .tokenizer import split_words
@@ -89,9 +90,10 @@ CLASSIC_PAIRS = {("restaurant", "sandwich"), ("animal", "street"), ("trophy", "s
 
 # passages: sentence 1 is a venue_dish sentence; "they" in sentence 2 is the establishment; sentence 3
 # points "they"/"their" at the establishment or at the plural food of sentence 2.
-PLURAL_FOODS = (("two slices of bread", 2), ("some fries", 1), ("three cookies", 1), ("a few olives", 2),
-                ("some chips", 1), ("two rolls", 1), ("some noodles", 1), ("four dumplings", 1),
-                ("some muffins", 1), ("two pancakes", 1), ("a few crackers", 2), ("some biscuits", 1))
+PLURAL_FOODS = (("two slices of bread", "slices"), ("some fries", "fries"), ("three cookies", "cookies"),
+                ("a few olives", "olives"), ("some chips", "chips"), ("two rolls", "rolls"),
+                ("some noodles", "noodles"), ("four dumplings", "dumplings"), ("some muffins", "muffins"),
+                ("two pancakes", "pancakes"), ("a few crackers", "crackers"), ("some biscuits", "biscuits"))
 AGENT_SENTENCES = ("in the end , they just gave me {f} .", "after that , they brought us {f} .",
                    "later , they offered me {f} .", "instead , they served us {f} .",
                    "in the end , they only sold me {f} .")
@@ -179,7 +181,7 @@ def _split_spec(split: str, name: str):
 def passage(a: str, b: str, frame: int, side: str, pred: int, rng: random.Random) -> Sample:
     """Three sentences like the textbook paragraph, with three pronoun references."""
     first = schema_sentence("venue_dish", frame, a, b, side, pred, rng.choice(SCHEMAS["venue_dish"].b_modifiers))
-    food, head_at = rng.choice(PLURAL_FOODS)
+    food, food_word = rng.choice(PLURAL_FOODS)
     second = rng.choice(AGENT_SENTENCES).format(f=food)
     pron, pred3 = rng.choice(THIRD_A if rng.random() < 0.5 else THIRD_F)
     third = f"{pron} {pred3} ."
@@ -187,7 +189,6 @@ def passage(a: str, b: str, frame: int, side: str, pred: int, rng: random.Random
     words = split_words(text)
     n1, n2 = len(split_words(first.text)), len(split_words(second))
     they = n1 + split_words(second).index("they")
-    food_word = split_words(food)[head_at - 1 if head_at > 1 else -1]
     food_at = n1 + split_words(second).index(food_word)
     refs = [first.refs[0], Ref(they, words.index(a), "they", a)]
     if (pron, pred3) in THIRD_A:
@@ -320,9 +321,10 @@ def vocabulary() -> list[str]:
     """Every word the generator can emit, and every word of the classic examples (sorted)."""
     pieces = [PARAGRAPH, *[t for _, t in CLASSICS], *PEOPLE, *VERBS, *FACT_TEMPLATES, *AGENT_SENTENCES]
     pieces += [f for f, _ in PLURAL_FOODS] + [f"{p} {q}" for p, q in THIRD_A + THIRD_F]
+    pieces = [re.sub(r"\{[a-z]\}", " ", p) for p in pieces]
     for s in SCHEMAS.values():
         pieces += [*s.a_nouns, *s.b_nouns, *s.a_preds, *s.b_preds, *s.b_modifiers, *s.frames]
     words = set()
     for piece in pieces:
-        words.update(w for w in split_words(piece.replace("{", " ").replace("}", " ")) if w not in "abpf")
+        words.update(split_words(piece))
     return sorted(words)

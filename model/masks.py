@@ -67,6 +67,13 @@ def _block_local(i, n, block=4):
     return (np.asarray(i)[:, None] // block) == (np.arange(n)[None, :] // block)
 
 
+def _swin(i, n, grid_w=8, window=4, shift=0):
+    if n % grid_w:
+        raise ValueError(f"N={n} patches do not fill rows of {grid_w}: choose N a multiple of the grid width")
+    win = swin_window_ids(n // grid_w, grid_w, window, shift)
+    return win[np.asarray(i)][:, None] == win[None, :]
+
+
 def _padding(i, n, length=8):
     return np.broadcast_to(np.arange(n)[None, :] < length, (len(i), n)).copy()
 
@@ -111,7 +118,7 @@ PATTERNS: dict[str, Pattern] = {p.key: p for p in [
     Pattern("full", "Full (encoder)", "Every token attends to every token: N² pairs.", _full, growth="N²",
             can_be_causal=False),
     Pattern("causal", "Causal (decoder)", "Each token sees itself and the tokens before it, never the future.",
-            _causal, growth="N(N+1)/2"),
+            _causal, growth="N(N+1)/2", can_be_causal=False),
     Pattern("window", "Sliding window", "Each token sees the w tokens on either side of it.", _window, (_W,),
             growth="N·(2w+1)"),
     Pattern("dilated", "Dilated window", "A window with gaps: every d-th token up to w·d away, so the same "
@@ -140,6 +147,10 @@ PATTERNS: dict[str, Pattern] = {p.key: p for p in [
             _block_local, (Param("block", "block size b", 4, 1, 4096),), growth="N·b"),
     Pattern("padding", "Padding", "Keys past the real length are [PAD] and may not be attended.", _padding,
             (Param("length", "real length", 8, 1, 1 << 16),), growth="N·length"),
+    Pattern("swin", "Swin windows (patch grid)", "Patches of an image grid (row-major) attend within their "
+            "window; a shift s moves the window borders by s patches, as Swin's cyclic shift + mask does.", _swin,
+            (Param("grid_w", "grid width (patches)", 8, 1, 128), Param("window", "window (patches)", 4, 1, 64),
+             Param("shift", "shift s", 0, 0, 63)), growth="N·window²", can_be_causal=False),
 ]}
 
 
@@ -213,18 +224,23 @@ def padding(n: int, length: int, causal: bool = False) -> np.ndarray:
     return build("padding", n, causal, length=length)
 
 
+def swin_window_ids(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
+    """(grid_h·grid_w,) int window index of each patch (row-major) under Swin windows shifted by `shift`."""
+    if min(grid_h, grid_w, window) < 1 or not 0 <= shift < window:
+        raise ValueError(f"need grid, window >= 1 and 0 <= shift < window (got {grid_h}x{grid_w}, "
+                         f"window={window}, shift={shift})")
+    rows = (np.arange(grid_h) + (window - shift) % window) // window      # window index of each row
+    cols = (np.arange(grid_w) + (window - shift) % window) // window
+    return (rows[:, None] * (grid_w + window) + cols[None, :]).reshape(-1)
+
+
 def swin_window_mask(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
     """Patches (row-major, N = grid_h·grid_w) attend within their window×window window; with shift s,
     the windows are those of Swin's cyclic shift by s plus its mask: the grid cut at s, s+window, …
 
     Returns (N, N) bool. 0 <= shift < window.
     """
-    if min(grid_h, grid_w, window) < 1 or not 0 <= shift < window:
-        raise ValueError(f"need grid, window >= 1 and 0 <= shift < window (got {grid_h}x{grid_w}, "
-                         f"window={window}, shift={shift})")
-    rows = (np.arange(grid_h) + (window - shift) % window) // window      # window index of each row
-    cols = (np.arange(grid_w) + (window - shift) % window) // window
-    win = (rows[:, None] * (grid_w + window) + cols[None, :]).reshape(-1)   # (N,) window id
+    win = swin_window_ids(grid_h, grid_w, window, shift)
     return win[:, None] == win[None, :]
 
 

@@ -53,10 +53,14 @@ class PositionalEncoding(nn.Module):
 
 
 def learned_table(model) -> np.ndarray | None:
-    """The learned (max_len, C) position table of a model (`model.embed.pos`), or None when it has
-    sinusoidal, relative or no positions."""
+    """The learned position table of a model, float32 (rows, C): a text model's `embed.pos` table
+    (max_len rows), or a ViT's `pos` parameter (1 + patches rows, <cls> first). None when the model
+    has sinusoidal, relative or no positions."""
+    pos = getattr(model, "pos", None)
+    if isinstance(pos, nn.Parameter):                                   # ViT: (1, 1 + patches, C)
+        return pos.detach().reshape(-1, pos.shape[-1]).float().cpu().numpy()
     pos = getattr(getattr(model, "embed", None), "pos", None)
-    if pos is None or getattr(pos, "kind", "learned") != "learned" or not hasattr(pos, "matrix"):
+    if not isinstance(pos, PositionalEncoding) or pos.kind != "learned":
         return None
     return pos.matrix().detach().float().cpu().numpy()
 

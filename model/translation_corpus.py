@@ -102,7 +102,8 @@ def sample(rng: random.Random, template: tuple) -> Pair:
         return Pair(f"is {s_en} {prep} the {place} ?", f"{s_zh}在{p_zh}吗？", template, frozenset(combos))
     _, smod, omod, with_place, time_kind = template
     s_en, s_zh, _ = _noun_phrase(rng, "person", smod, combos)
-    okind = "person" if omod == "of" else rng.choice(["person", "thing", "place"])
+    kinds = ["person", "thing"] if with_place else ["person", "thing", "place"]   # no "cleans the bank in the park"
+    okind = "person" if omod == "of" else rng.choice(kinds)
     o_en, o_zh, obj = _noun_phrase(rng, okind, omod, combos)
     s3, base, past, v_zh = rng.choice(VERBS[okind])
     combos.add(("verb", s3, obj))

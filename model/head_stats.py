@@ -1,0 +1,124 @@
+"""Per-head statistics of attention weights on one text, and automatic head labels with their rules.
+
+Plain numpy (no torch, no streamlit). Input weights: (L, H, N, N), rows sum to 1 over allowed keys.
+Statistics follow Clark et al. 2019 ("What does BERT look at?"): entropy, share on the previous
+token / itself / [CLS] / [SEP]; mean attention distance as in Dosovitskiy et al. 2021.
+"""
+import numpy as np
+
+SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[BOS]", "[EOS]")
+PRONOUNS = ("it", "its", "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers")
+FUNCTION_WORDS = frozenset(
+    "a an the and or but so to of in on at by for with from as is was are were be been am do does did "
+    "that this these those which who whom what when where why how not no me my we us our you your i "
+    "because only just very than then there here also too".split())
+
+# Thresholds of the automatic labels (shown on the page next to each label).
+PREVIOUS_MIN = 0.5      # mean weight on the token just before
+SINK_MIN = 0.5          # mean weight on [CLS]/[SEP]/[BOS]/[EOS] together
+BROAD_MIN = 0.8         # mean entropy as a fraction of the largest possible (uniform) entropy
+COREF_MIN = 0.3         # mean, over pronouns, of the largest weight on one earlier content word
+
+RULES = {
+    "previous-token": f"mean weight on the previous token ≥ {PREVIOUS_MIN:.0%}",
+    "sink": f"mean weight on [CLS]/[SEP]/[BOS]/[EOS] together ≥ {SINK_MIN:.0%}",
+    "broad/positional": f"mean entropy ≥ {BROAD_MIN:.0%} of the uniform entropy (spreads over all tokens)",
+    "coreference": f"from each pronoun ({', '.join(PRONOUNS[:5])}, …) at least {COREF_MIN:.0%} on one earlier "
+                   "content word ≥ 2 tokens back (not punctuation, function word, pronoun or special token), "
+                   "on average over the pronouns of the text",
+}
+
+
+def entropy(weights: np.ndarray) -> np.ndarray:
+    """Mean over queries of -Σ_j w_ij ln w_ij, in nats. weights (L, H, N, N) -> (L, H)."""
+    w = weights.astype(np.float64)
+    plogp = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
+    return -plogp.sum(-1).mean(-1)
+
+
+def max_entropy(weights: np.ndarray) -> np.ndarray:
+    """Mean over queries of ln(number of keys the query may see) (keys with weight > 0). -> (L, H)."""
+    allowed = (weights > 0).sum(-1)                     # (L, H, N)
+    return np.log(np.maximum(allowed, 1)).mean(-1)
+
+
+def mean_distance(weights: np.ndarray) -> np.ndarray:
+    """Mean over queries of Σ_j w_ij |i - j| (tokens). weights (L, H, N, N) -> (L, H)."""
+    n = weights.shape[-1]
+    dist = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])    # (N, N)
+    return (weights.astype(np.float64) * dist).sum(-1).mean(-1)
+
+
+def self_share(weights: np.ndarray) -> np.ndarray:
+    """Mean weight a query puts on itself. -> (L, H)."""
+    return np.diagonal(weights, axis1=-2, axis2=-1).astype(np.float64).mean(-1)
+
+
+def previous_share(weights: np.ndarray) -> np.ndarray:
+    """Mean weight on the token just before, over queries 1..N-1 (0 when N == 1). -> (L, H)."""
+    if weights.shape[-1] < 2:
+        return np.zeros(weights.shape[:2])
+    return np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).astype(np.float64).mean(-1)
+
+
+def token_share(weights: np.ndarray, tokens: list[str], names) -> np.ndarray:
+    """Mean over queries of the total weight on keys whose token is in `names`. -> (L, H)."""
+    cols = [j for j, t in enumerate(tokens) if t in names]
+    if not cols:
+        return np.zeros(weights.shape[:2])
+    return weights[..., cols].astype(np.float64).sum(-1).mean(-1)
+
+
+def coref_score(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
+    """Mean over pronoun queries of the largest weight on one earlier content word at distance ≥ 2.
+    None when the text has no pronoun with an earlier content word. -> (L, H)."""
+    scores = []
+    for i, t in enumerate(tokens):
+        if t.lower() not in PRONOUNS:
+            continue
+        cands = [j for j in range(i - 1) if _content(tokens[j])]
+        if cands:
+            scores.append(weights[:, :, i, cands].max(-1))
+    return np.mean(scores, axis=0) if scores else None
+
+
+def _content(token: str) -> bool:
+    t = token.lower()
+    return (t not in SPECIAL_TOKENS and t not in PRONOUNS and t not in FUNCTION_WORDS
+            and any(c.isalnum() for c in t))
+
+
+def head_stats(weights: np.ndarray, tokens: list[str]) -> dict[str, np.ndarray]:
+    """Every statistic for every head: name -> (L, H) float64."""
+    stats = {
+        "entropy": entropy(weights),
+        "entropy_fraction": entropy(weights) / np.maximum(max_entropy(weights), 1e-12),
+        "mean_distance": mean_distance(weights),
+        "self": self_share(weights),
+        "previous": previous_share(weights),
+        "cls": token_share(weights, tokens, ("[CLS]", "[BOS]")),
+        "sep": token_share(weights, tokens, ("[SEP]", "[EOS]")),
+    }
+    stats["sink"] = token_share(weights, tokens, ("[CLS]", "[SEP]", "[BOS]", "[EOS]"))
+    coref = coref_score(weights, tokens)
+    stats["coref"] = coref if coref is not None else np.full(weights.shape[:2], np.nan)
+    return stats
+
+
+def label_heads(stats: dict[str, np.ndarray]) -> list[list[list[str]]]:
+    """Automatic labels per head by the RULES: labels[layer][head] -> list of label names."""
+    L, H = stats["entropy"].shape
+    labels = [[[] for _ in range(H)] for _ in range(L)]
+    for layer in range(L):
+        for head in range(H):
+            got = labels[layer][head]
+            if stats["previous"][layer, head] >= PREVIOUS_MIN:
+                got.append("previous-token")
+            if stats["sink"][layer, head] >= SINK_MIN:
+                got.append("sink")
+            if stats["entropy_fraction"][layer, head] >= BROAD_MIN:
+                got.append("broad/positional")
+            c = stats["coref"][layer, head]
+            if not np.isnan(c) and c >= COREF_MIN:
+                got.append("coreference")
+    return labels

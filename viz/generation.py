@@ -1,0 +1,143 @@
+"""Figures for the decoder page: next-token bars, the beam-search tree, the causal attention
+growing one row per generated token, and the loss terms of the two pre-training objectives."""
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .heatmap import plot_heatmap
+from .theme import HEAD_COLOURS, style
+
+KEPT, PRUNED, FINISHED, BEST = "#1f77b4", "#c7c7c7", "#2ca02c", "#d62728"
+
+
+def _esc(t) -> str:
+    return html.escape(str(t), quote=False)
+
+
+def plot_next_token_bars(tokens: list[str], probs: np.ndarray, *, chosen: str | None = None,
+                         title: str | None = None) -> go.Figure:
+    """Horizontal bars of the most likely next tokens. tokens: K strings; probs: (K,) in [0, 1],
+    best first; `chosen` is drawn in red."""
+    p = np.asarray(probs, dtype=np.float64)
+    labels = [f"{_esc(t)} ·{i + 1}" for i, t in enumerate(tokens)]
+    colours = [BEST if chosen is not None and t == chosen else KEPT for t in tokens]
+    fig = go.Figure(go.Bar(x=p, y=labels, orientation="h", marker_color=colours,
+                           text=[f"{v:.3f}" for v in p], textposition="outside", cliponaxis=False,
+                           customdata=[_esc(t) for t in tokens],
+                           hovertemplate="token: %{customdata}<br>probability: %{x:.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title="next token")
+    fig.update_xaxes(range=[0, min(1.0, max(0.05, float(p.max(initial=0)) * 1.25))], title="probability")
+    return style(fig, title, height=max(240, 34 * len(tokens) + 110))
+
+
+def tree_layout(parents: list[int], order_key: list[float]) -> np.ndarray:
+    """y position of every node: leaves in depth-first order (children by descending key),
+    a parent centred over its children. parents: (n,) index of the parent or -1. Returns (n,)."""
+    n = len(parents)
+    children = [[] for _ in range(n)]
+    for i, p in enumerate(parents):
+        if p >= 0:
+            children[p].append(i)
+    y = np.zeros(n)
+    next_leaf = [0.0]
+
+    def place(i):
+        kids = sorted(children[i], key=lambda c: -order_key[c])
+        if not kids:
+            y[i] = next_leaf[0]
+            next_leaf[0] += 1
+            return
+        for c in kids:
+            place(c)
+        y[i] = float(np.mean([y[c] for c in kids]))
+
+    for root in (i for i, p in enumerate(parents) if p < 0):
+        place(root)
+    return y
+
+
+def plot_beam_tree(steps: list[int], parents: list[int], tokens: list[str], logprobs: list[float],
+                   scores: list[float], status: list[str], *, best_path: list[int] = (),
+                   title: str | None = None) -> go.Figure:
+    """The beam-search tree. One node per candidate: steps (n,) depth, parents (n,) (-1 = prompt),
+    status "prompt" | "kept" | "pruned" | "finished"; best_path: node indices of the winning beam."""
+    y = tree_layout(list(parents), list(scores))
+    on_best = set(best_path)
+    fig = go.Figure()
+    for name, colour, width, dash, keep in (("pruned", PRUNED, 1, "dot", lambda s: s == "pruned"),
+                                            ("kept", KEPT, 2, "solid", lambda s: s != "pruned"),
+                                            ("best beam", BEST, 4, "solid", None)):
+        xs, ys = [], []
+        for i, p in enumerate(parents):
+            if p < 0:
+                continue
+            if (keep is None and i in on_best) or (keep is not None and keep(status[i]) and i not in on_best):
+                xs += [steps[p], steps[i], None]
+                ys += [y[p], y[i], None]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=name, hoverinfo="skip",
+                                 line=dict(color=colour, width=width, dash=dash)))
+    colour_of = {"prompt": "#444444", "kept": KEPT, "pruned": PRUNED, "finished": FINISHED}
+    hover = [f"token: {_esc(t)}<br>log p: {lp:.4f}<br>score Σ log p: {s:.4f}<br>{st}"
+             for t, lp, s, st in zip(tokens, logprobs, scores, status)]
+    fig.add_trace(go.Scatter(
+        x=list(steps), y=y, mode="markers+text", text=[_esc(t) for t in tokens], textposition="middle right",
+        marker=dict(size=[14 if i in on_best else 9 for i in range(len(steps))],
+                    color=[BEST if i in on_best else colour_of.get(s, KEPT) for i, s in enumerate(status)],
+                    line=dict(color="white", width=1)),
+        textfont=dict(color=["#111111" if s != "pruned" else "#9a9a9a" for s in status]),
+        hovertext=hover, hoverinfo="text", showlegend=False))
+    fig.update_xaxes(title="generation step", dtick=1, range=[-0.3, max(steps) + 0.9])
+    fig.update_yaxes(visible=False, autorange="reversed")
+    fig.update_layout(legend=dict(orientation="h", y=1.02, x=0))
+    return style(fig, title, height=int(max(320, min(1100, 22 * (y.max() + 1) + 120))))
+
+
+def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_prompt: int = 0,
+                       title: str | None = None) -> go.Figure:
+    """Attention of one head (or a mean), weights (N, N), after feeding token `upto`: rows
+    0..upto are drawn, later rows are not computed yet (blank). The staircase marks the causal
+    boundary; every cell right of it is exactly 0. Prompt rows are ticked with a grey bracket."""
+    w = np.asarray(weights, dtype=np.float64).copy()
+    n = w.shape[0]
+    w[upto + 1:] = np.nan
+    fig = plot_heatmap(w, x_labels=tokens, y_labels=tokens, title=title, height=max(340, min(820, 26 * n + 170)))
+    xs, ys = [-0.5], [-0.5]
+    for i in range(n):
+        xs += [i + 0.5, i + 0.5]
+        ys += [i - 0.5, i + 0.5]
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#d62728", width=2),
+                             hoverinfo="skip", showlegend=False, xaxis="x", yaxis="y"))
+    fig.add_shape(type="rect", x0=-0.5, x1=n - 0.5, y0=upto - 0.5, y1=upto + 0.5, xref="x", yref="y",
+                  line=dict(color="#d62728", width=3))
+    if n_prompt:
+        fig.add_shape(type="line", x0=-0.5, x1=n - 0.5, y0=n_prompt - 0.5, y1=n_prompt - 0.5,
+                      line=dict(color="#7f7f7f", width=1, dash="dash"))
+    return fig
+
+
+def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray, *,
+                    title: str | None = None) -> go.Figure:
+    """Which words give a loss term. mlm_loss, clm_loss: (W,) nats, nan where the objective has
+    no term (masked LM: only the hidden words; causal LM: every word)."""
+    z = np.vstack([np.asarray(mlm_loss, float), np.asarray(clm_loss, float)])      # (2, W)
+    rows = ["encoder · masked LM", "decoder · causal LM"]
+    text = [["" if np.isnan(v) else f"{v:.2f}" for v in r] for r in z]
+    labels = [f"{_esc(t)} ·{i}" for i, t in enumerate(words)]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=labels, y=rows, colorscale="Oranges", zmin=0, text=text, texttemplate="%{text}",
+        colorbar=dict(title="−log p"),
+        hovertemplate="%{y}<br>word: %{x}<br>loss term: %{z:.4f} nats<extra></extra>"))
+    fig.update_xaxes(tickangle=-45, title="word (its loss term: −log p of the true word)")
+    fig.update_yaxes(autorange="reversed")
+    return style(fig, title, height=290)
+
+
+def plot_step_probs(tokens: list[str], probs: np.ndarray, *, title: str | None = None) -> go.Figure:
+    """Probability the model gave each generated token at its step: tokens (S,), probs (S,)."""
+    labels = [f"{_esc(t)} ·{i}" for i, t in enumerate(tokens)]
+    fig = go.Figure(go.Bar(x=labels, y=np.asarray(probs, float), marker_color=HEAD_COLOURS[0],
+                           hovertemplate="token: %{x}<br>probability: %{y:.4f}<extra></extra>"))
+    fig.update_yaxes(range=[0, 1], title="probability when chosen")
+    fig.update_xaxes(tickangle=-45)
+    return style(fig, title, height=280)

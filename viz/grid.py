@@ -1,0 +1,156 @@
+"""All heads at once as ONE colormapped PNG (layers × heads small maps), and one head zoomed in.
+
+The grid sends the browser pixels, not numbers: a palette PNG (one byte per pixel) at the size it is
+shown, so 12 × 12 heads at 128 tokens weigh well under a megabyte (BertViz sends ~100 MB of JSON).
+The zoom is a Plotly heatmap at full resolution with exact values on hover.
+"""
+import base64
+import io
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from PIL import Image
+from plotly.colors import sample_colorscale
+
+from .heatmap import safe_labels
+from .theme import WEIGHT_SCALE, style
+
+LOG_FLOOR = 1e-4          # the log colour scale spans [1e-4, 1]; smaller weights get the lowest colour
+GAP_INDEX = 255           # palette slot of the white gaps between maps
+GRID_SIDE_PX = 720        # the longer side of the grid image, in pixels (what a laptop shows)
+
+
+def lut(colorscale: str = WEIGHT_SCALE) -> np.ndarray:
+    """(256, 3) uint8 palette: 255 colours of the scale from weight 0 to 1, then white for gaps."""
+    rgb = sample_colorscale(colorscale, list(np.linspace(0, 1, 255)), colortype="tuple")
+    pal = np.array([[round(c * 255) for c in col] for col in rgb] + [[255, 255, 255]], dtype=np.uint8)
+    return pal
+
+
+def to_unit(w: np.ndarray, log: bool = False) -> np.ndarray:
+    """Weights in [0, 1] -> position on the colour scale in [0, 1] (log10 from LOG_FLOOR to 1 when log)."""
+    w = np.clip(np.asarray(w, dtype=np.float32), 0.0, 1.0)
+    if not log:
+        return w
+    return (np.log10(np.maximum(w, LOG_FLOOR)) - np.log10(LOG_FLOOR)) / -np.log10(LOG_FLOOR)
+
+
+def palette_index(w: np.ndarray, log: bool = False) -> np.ndarray:
+    """Weights -> uint8 palette indices 0..254 (rounded)."""
+    return np.rint(to_unit(w, log) * 254).astype(np.uint8)
+
+
+def resample(matrix: np.ndarray, side: int) -> np.ndarray:
+    """(N, N) -> (side, side) float32: box-averaged when shrinking, pixel-repeated when side = r·N."""
+    n = matrix.shape[0]
+    if side == n:
+        return matrix.astype(np.float32)
+    if side % n == 0:
+        r = side // n
+        return np.repeat(np.repeat(matrix.astype(np.float32), r, 0), r, 1)
+    img = Image.fromarray(np.ascontiguousarray(matrix, dtype=np.float32), mode="F")
+    return np.asarray(img.resize((side, side), Image.Resampling.BOX), dtype=np.float32)
+
+
+def cell_size(n: int, layers: int, heads: int, side_px: int = GRID_SIDE_PX) -> int:
+    """Pixels per map: what fits `side_px`, never more than N (a whole multiple of N when N is small)."""
+    target = max(16, side_px // max(layers, heads))
+    return n if n == target else (n * max(1, target // n) if n < target else target)
+
+
+@dataclass
+class GridImage:
+    """png: palette PNG bytes; cell: pixels per map side; gap: pixels between maps; width, height."""
+    png: bytes
+    cell: int
+    gap: int
+    width: int
+    height: int
+
+
+def grid_image(weights: np.ndarray, *, log: bool = False, cell: int | None = None, gap: int = 3,
+               colorscale: str = WEIGHT_SCALE) -> GridImage:
+    """weights (L, H, N, N) -> one palette PNG, layer l in row l, head h in column h."""
+    L, H, n, _ = weights.shape
+    cell = cell or cell_size(n, L, H)
+    width, height = H * cell + (H - 1) * gap, L * cell + (L - 1) * gap
+    canvas = np.full((height, width), GAP_INDEX, dtype=np.uint8)
+    for layer in range(L):
+        for head in range(H):
+            y, x = layer * (cell + gap), head * (cell + gap)
+            canvas[y:y + cell, x:x + cell] = palette_index(resample(weights[layer, head], cell), log)
+    img = Image.fromarray(canvas, mode="P")
+    img.putpalette(lut(colorscale).tobytes())
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False, compress_level=6)
+    return GridImage(buf.getvalue(), cell, gap, width, height)
+
+
+def _colorbar_trace(log: bool, colorscale: str) -> go.Scatter:
+    """An invisible trace that only draws the colour bar of the grid."""
+    ticks = dict(tickvals=[0, 0.25, 0.5, 0.75, 1], ticktext=["1e-4", "1e-3", "0.01", "0.1", "1"]) if log else {}
+    return go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
+                      marker=dict(colorscale=colorscale, cmin=0, cmax=1, color=[0], showscale=True,
+                                  colorbar=dict(title="weight" + (" (log)" if log else ""), thickness=14,
+                                                **ticks)))
+
+
+def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int] | None = None,
+              cell_text: list[list[str]] | None = None, title: str | None = None,
+              colorscale: str = WEIGHT_SCALE) -> tuple[go.Figure, GridImage]:
+    """weights (L, H, N, N) -> (figure with the grid PNG and one hover/click target per map, the image).
+
+    cell_text[l][h]: extra hover text per map (statistics, labels). picked: (layer, head) outlined.
+    Click targets carry customdata [layer, head].
+    """
+    L, H = weights.shape[:2]
+    g = grid_image(weights, log=log, colorscale=colorscale)
+    src = "data:image/png;base64," + base64.b64encode(g.png).decode()
+    step = g.cell + g.gap
+    centres = (np.arange(max(L, H)) * step + g.cell / 2)
+    layer_idx, head_idx = np.divmod(np.arange(L * H), H)
+    text = [f"layer {lay} · head {hd}" + (f"<br>{cell_text[lay][hd]}" if cell_text else "")
+            for lay, hd in zip(layer_idx, head_idx)]
+    fig = go.Figure([
+        go.Image(source=src, x0=0, y0=0, dx=1, dy=1, hoverinfo="skip"),
+        go.Scatter(x=centres[head_idx], y=centres[layer_idx], mode="markers", text=text,
+                   customdata=np.stack([layer_idx, head_idx], 1), hovertemplate="%{text}<extra></extra>",
+                   marker=dict(symbol="square", size=max(8, min(60, g.cell * 0.8)), color="rgba(0,0,0,0)"),
+                   showlegend=False, name="maps"),
+        _colorbar_trace(log, colorscale)])
+    if picked is not None:
+        y, x = picked[0] * step, picked[1] * step
+        fig.add_shape(type="rect", x0=x - 1.5, y0=y - 1.5, x1=x + g.cell + 0.5, y1=y + g.cell + 0.5,
+                      line=dict(color="#d62728", width=3))
+    fig.update_xaxes(range=[-2, g.width + 1], tickvals=centres[:H], ticktext=[f"head {h}" for h in range(H)],
+                     side="top", showgrid=False, zeroline=False)
+    fig.update_yaxes(range=[g.height + 1, -2], tickvals=centres[:L], ticktext=[f"layer {lay}" for lay in range(L)],
+                     showgrid=False, zeroline=False, scaleanchor="x")
+    fig = style(fig, title, min(900, g.height + 110))
+    fig.update_layout(dragmode=False, clickmode="event+select", margin=dict(t=60 if title else 40))
+    return fig, g
+
+
+def log_colorscale(colorscale: str = WEIGHT_SCALE, stops: int = 33) -> list:
+    """A colour scale over linear weights [0, 1] that colours by log10(weight) from LOG_FLOOR, so the
+    data (and hover) stay the exact weights. Piecewise linear between log-spaced stops."""
+    pos = np.concatenate([[0.0], np.logspace(np.log10(LOG_FLOOR), 0, stops)])
+    cols = sample_colorscale(colorscale, list(to_unit(pos, log=True).astype(float)))
+    return [[float(p), c] for p, c in zip(pos, cols)]
+
+
+def plot_zoom(matrix: np.ndarray, *, q_labels, k_labels, log: bool = False, title: str | None = None,
+              colorscale: str = WEIGHT_SCALE, decimals: int = 6) -> go.Figure:
+    """One head at full resolution. matrix (Nq, Nk) weights, sent as float32; colour fixed to [0, 1]
+    (log: coloured by log10 weight, hover still the exact weight)."""
+    m = np.asarray(matrix, dtype=np.float32)
+    fig = go.Figure(go.Heatmap(
+        z=m, x=safe_labels(k_labels), y=safe_labels(q_labels), zmin=0.0, zmax=1.0,
+        colorscale=log_colorscale(colorscale) if log else colorscale,
+        colorbar=dict(title="weight" + (" (log colour)" if log else ""), thickness=14),
+        hovertemplate=f"query: %{{y}}<br>key: %{{x}}<br>weight: %{{z:.{decimals}f}}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title="query (attends from)")
+    fig.update_xaxes(title="key (attended to)", tickangle=-60)
+    n = m.shape[0]
+    return style(fig, title, max(360, min(900, 22 * n + 160)))

@@ -1,0 +1,122 @@
+"""Figures for the positional-encoding page: the sine/cosine barcode, waves, wavelengths, similarity by
+offset, the shift matrix, RoPE/ALiBi score matrices and the order-blindness errors. numpy in, Plotly out."""
+import numpy as np
+import plotly.graph_objects as go
+
+from .heatmap import plot_heatmap
+from .theme import DIVERGING_SCALE, HEAD_COLOURS, style
+
+
+def _sym(m: np.ndarray) -> float:
+    finite = np.abs(m[np.isfinite(m)])
+    return float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+
+
+def plot_signed(matrix: np.ndarray, *, title: str | None = None, x_title: str = "key position",
+                y_title: str = "query position", value_name: str = "value", x_labels=None, y_labels=None,
+                decimals: int = 4, height: int | None = None) -> go.Figure:
+    """A signed (rows, cols) matrix on the diverging scale, centred on 0, exact values on hover."""
+    m = np.asarray(matrix, dtype=np.float64)
+    r = _sym(m)
+    return plot_heatmap(m, x_labels=x_labels, y_labels=y_labels, title=title, zmin=-r, zmax=r,
+                        colorscale=DIVERGING_SCALE, x_title=x_title, y_title=y_title, value_name=value_name,
+                        decimals=decimals, height=height or 460)
+
+
+def plot_pe_heatmap(pe: np.ndarray, *, title: str = "Sinusoidal positional encoding") -> go.Figure:
+    """pe: (N, C). Positions down, dimensions across, values in [−1, 1] (the "barcode")."""
+    fig = go.Figure(go.Heatmap(
+        z=np.asarray(pe, dtype=np.float32), zmin=-1, zmax=1, colorscale=DIVERGING_SCALE,
+        colorbar=dict(title="PE"),
+        hovertemplate="position %{y}<br>dimension %{x}<br>PE = %{z:.6f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title="position")
+    fig.update_xaxes(title="dimension (even = sin, odd = cos)")
+    return style(fig, title, 460)
+
+
+def plot_waves(pe: np.ndarray, dims: list[int], *, title: str = "Chosen dimensions across positions") -> go.Figure:
+    """One line per chosen dimension: PE(pos, dim) for pos = 0..N−1. pe: (N, C)."""
+    fig = go.Figure()
+    pos = np.arange(pe.shape[0])
+    for n, d in enumerate(dims):
+        kind = "sin" if d % 2 == 0 else "cos"
+        fig.add_trace(go.Scatter(x=pos, y=pe[:, d], mode="lines", name=f"dim {d} ({kind})",
+                                 line=dict(color=HEAD_COLOURS[n % len(HEAD_COLOURS)], width=2.5),
+                                 hovertemplate=f"dim {d}<br>position %{{x}}<br>PE = %{{y:.6f}}<extra></extra>"))
+    fig.update_xaxes(title="position")
+    fig.update_yaxes(title="PE(pos, dim)", range=[-1.1, 1.1])
+    return style(fig, title, 360)
+
+
+def plot_wavelengths(wl: np.ndarray, *, title: str = "Wavelength of each sine/cosine pair") -> go.Figure:
+    """wl: (C/2,) wavelengths in positions, on a log axis (a straight line = a geometric series)."""
+    i = np.arange(len(wl))
+    fig = go.Figure(go.Scatter(x=i, y=wl, mode="lines+markers", name="wavelength",
+                               hovertemplate="pair %{x} (dims 2i, 2i+1)<br>wavelength %{y:.6g} positions"
+                                             "<extra></extra>"))
+    for y, label in ((2 * np.pi, "2π"), (10000 * 2 * np.pi, "10000·2π")):
+        fig.add_hline(y=y, line_dash="dot", line_color="#888", annotation_text=label)
+    fig.update_yaxes(type="log", title="wavelength (positions)")
+    fig.update_xaxes(title="pair i")
+    return style(fig, title, 360)
+
+
+def plot_offset_profile(profiles: dict, *, title: str = "Similarity against offset |i − j|",
+                        y_title: str = "PE(i) · PE(j)") -> go.Figure:
+    """profiles: name -> {"offset", "mean", "min", "max"} (from model.shift.offset_profile). Each is a
+    line (mean) inside a band from min to max over all pairs at that offset: a thin band = offset only."""
+    fig = go.Figure()
+    for n, (name, p) in enumerate(profiles.items()):
+        colour = HEAD_COLOURS[n % len(HEAD_COLOURS)]
+        x = np.concatenate([p["offset"], p["offset"][::-1]])
+        y = np.concatenate([p["max"], p["min"][::-1]])
+        fig.add_trace(go.Scatter(x=x, y=y, fill="toself", fillcolor=colour, opacity=0.25, line=dict(width=0),
+                                 name=f"{name}: min–max", hoverinfo="skip"))
+        spread = np.asarray(p["max"]) - np.asarray(p["min"])
+        fig.add_trace(go.Scatter(
+            x=p["offset"], y=p["mean"], mode="lines", name=f"{name}: mean", line=dict(color=colour, width=2.5),
+            customdata=np.stack([p["min"], p["max"], spread], axis=-1),
+            hovertemplate="offset %{x}<br>mean %{y:.6f}<br>min %{customdata[0]:.6f}<br>max %{customdata[1]:.6f}"
+                          "<br>spread %{customdata[2]:.3g}<extra>" + name + "</extra>"))
+    fig.update_xaxes(title="offset |i − j|")
+    fig.update_yaxes(title=y_title)
+    return style(fig, title, 380)
+
+
+def plot_shift_errors(errors: np.ndarray, start: int = 0, *, title: str = "Largest error per position") -> go.Figure:
+    """errors: (N,) max |PE(pos+k) − M_k PE(pos)| for pos = start..start+N−1, on a log axis."""
+    pos = np.arange(start, start + len(errors))
+    fig = go.Figure(go.Scatter(x=pos, y=np.maximum(errors, 1e-18), mode="markers", marker=dict(size=5),
+                               name="error", hovertemplate="pos %{x}<br>error %{y:.3e}<extra></extra>"))
+    fig.add_hline(y=1e-9, line_dash="dot", line_color="#d62728", annotation_text="1e-9")
+    fig.update_yaxes(type="log", title="max |PE(pos+k) − M_k·PE(pos)|", exponentformat="power")
+    fig.update_xaxes(title="pos")
+    return style(fig, title, 320)
+
+
+def plot_scores_by_offset(matrix: np.ndarray, starts: list[int], *, title: str) -> go.Figure:
+    """One line per query position m: score(m, m + δ) against δ. matrix: (N, N). Lines that lie on top of
+    each other mean the score depends on the offset only."""
+    n = matrix.shape[0]
+    fig = go.Figure()
+    for c, m in enumerate(starts):
+        d = np.arange(-m, n - m)
+        fig.add_trace(go.Scatter(x=d, y=matrix[m, m + d], mode="lines+markers", name=f"query at {m}",
+                                 marker=dict(size=4), line=dict(color=HEAD_COLOURS[c % len(HEAD_COLOURS)]),
+                                 hovertemplate=f"query {m}<br>offset %{{x}}<br>score %{{y:.9f}}<extra></extra>"))
+    fig.update_xaxes(title="offset δ = key position − query position")
+    fig.update_yaxes(title="score")
+    return style(fig, title, 340)
+
+
+def plot_layer_errors(errors: dict, *, title: str = "Attention after undoing the permutation") -> go.Figure:
+    """errors: name -> (L,) largest |Δ weight| per layer; bars on a log axis."""
+    fig = go.Figure()
+    for c, (name, e) in enumerate(errors.items()):
+        e = np.asarray(e, dtype=np.float64)
+        fig.add_trace(go.Bar(x=[f"layer {i}" for i in range(len(e))], y=np.maximum(e, 1e-12), name=name,
+                             marker_color=HEAD_COLOURS[c % len(HEAD_COLOURS)], customdata=e,
+                             hovertemplate="%{x}<br>max |Δ weight| %{customdata:.3e}<extra>" + name + "</extra>"))
+    fig.update_yaxes(type="log", title="max |Δ weight|", exponentformat="power")
+    fig.update_layout(barmode="group")
+    return style(fig, title, 320)
