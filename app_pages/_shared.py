@@ -115,3 +115,168 @@ def learned_position_models() -> dict[str, dict]:
     images: every ViT/Swin, whose positions are a learned parameter)."""
     return {n: m for n, m in shipped_meta().items()
             if m["config"].get("pos_encoding") == "learned" or m.get("modality") == "image"}
+
+
+# ---- step by step ----
+@st.cache_data(max_entries=32, show_spinner="Running the model…")
+def step_layer_inputs(name: str, device: str, text: str, max_tokens: int):
+    """(ids (T,), tokens, notices, hidden (L + 1, T, C) float64): the vectors entering every layer of a
+    shipped text model for the step-by-step page."""
+    from model import steps
+    model, _ = load_model(name, device)
+    ids, tokens, notices = steps.encode_text(model, load_tokenizer(name), text, max_tokens)
+    return ids, tokens, notices, steps.layer_inputs(model, ids)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def softmax_saturation(d_ks: tuple[int, ...], n_keys: int, seed: int) -> dict:
+    """model.steps.saturation for the √d_k section (mean over 256 random queries)."""
+    from model import steps
+    return steps.saturation(d_ks, n_keys, 256, seed)
+
+
+# ---- explorer ----
+@st.cache_data(max_entries=16, show_spinner="Running the model with attention captured…")
+def explorer_run(name: str, device: str, text: str):
+    """AttentionRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices) of a shipped
+    text model on typed text; encoders get [CLS] … [SEP]."""
+    from model.inspect import run_text
+    model, _ = load_model(name, device)
+    return run_text(model, load_tokenizer(name), text, add_cls_sep=model.config.kind == "encoder")
+
+
+# ---- translation ----
+TRANSLATOR = "translator"
+
+
+@st.cache_resource
+def translator_tokenizers():
+    """(English word tokenizer, Chinese character tokenizer) stored in the translator's meta."""
+    meta = checkpoints.read_meta(TRANSLATOR)
+    return WordTokenizer.from_dict(meta["tokenizer"]), WordTokenizer.from_dict(meta["tgt_tokenizer"])
+
+
+@st.cache_data(max_entries=32, show_spinner="Translating with attention captured…")
+def translation_run(device: str, text: str, method: str, width: int, target: tuple[int, ...] | None = None):
+    """model.translate.run on the shipped translator: AttentionRun with src_tokens, enc_weights
+    (L, H, S, S), weights (L, H, T, T) decoder self-attention, cross_weights (L, H, T, S); `target`
+    ids force the decoder (teacher forcing) instead of decoding. Raises SourceError on bad input."""
+    from model import translate
+    model, _ = load_model(TRANSLATOR, device)
+    src_tok, tgt_tok = translator_tokenizers()
+    return translate.run(model, src_tok, tgt_tok, text, list(target) if target is not None else None, method, width)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def translation_steps(device: str, text: str):
+    """model.translate.greedy: what one-token-at-a-time decoding saw (cross rows (steps, L, H, S))."""
+    from model import translate
+    model, _ = load_model(TRANSLATOR, device)
+    src_tok, _ = translator_tokenizers()
+    return translate.greedy(model, translate.source_ids(src_tok, text))
+
+
+# ---- coreference ----
+COREF_MODEL = "coref_encoder"
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def coref_run(device: str, text: str):
+    """AttentionRun of the coreference encoder on text (with [CLS]/[SEP]; weights (L, H, N, N))."""
+    from model.inspect import run_text
+    model, meta = load_model(COREF_MODEL, device)
+    return run_text(model, WordTokenizer.from_dict(meta["tokenizer"]), text, add_cls_sep=True)
+
+
+@st.cache_data(max_entries=4, show_spinner="Measuring every head on the held-out evaluation set…")
+def coref_head_accuracy(device: str) -> dict:
+    """{"accuracy": (L, H) argmax accuracy of every head on the held-out pairs + frames sets,
+    "n_refs": how many pronouns, baseline_first_noun / baseline_nearest_noun}."""
+    from model import corpus
+    from model.coref import baselines, head_accuracy
+    from model.recipes.coref_encoder import RECIPE
+    model, meta = load_model(COREF_MODEL, device)
+    n = RECIPE["eval_pairs"]
+    samples = corpus.eval_samples("heldout_pairs", n) + corpus.eval_samples("heldout_frames", n)
+    acc = head_accuracy(model, WordTokenizer.from_dict(meta["tokenizer"]), samples)
+    return {"accuracy": acc, "n_refs": len(samples), **baselines(samples)}
+
+
+# ---- generation ----
+GPT_MODEL = "course_gpt"
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def gpt_next_probs(device: str, prompt_ids: tuple, temperature: float):
+    """(V,) next-token distribution of the causal decoder after prompt_ids."""
+    from model import generate
+    model, _ = load_model(GPT_MODEL, device)
+    return generate.next_token_probs(model, list(prompt_ids), temperature)
+
+
+@st.cache_data(max_entries=32, show_spinner="Generating…")
+def gpt_generate(device: str, prompt_ids: tuple, max_new: int, strategy: str, k: int, temperature: float,
+                 seed: int, eos_id: int):
+    """(Generation with weights (L, H, N, N), largest |cached − full recompute| of logits and weights)."""
+    from model import generate
+    model, _ = load_model(GPT_MODEL, device)
+    run = generate.generate(model, list(prompt_ids), max_new, strategy, k, temperature, seed, eos_id)
+    logits, weights = generate.full_recompute(model, run.ids)
+    return run, float(abs(run.logits - logits).max()), float(abs(run.weights - weights).max())
+
+
+@st.cache_data(max_entries=32, show_spinner="Searching beams…")
+def gpt_beam(device: str, prompt_ids: tuple, width: int, max_new: int, eos_id: int, length_penalty: float):
+    """(BeamSearch tree, greedy ids, greedy Σ log p) for the same prompt and length."""
+    from model import generate
+    model, _ = load_model(GPT_MODEL, device)
+    tree = generate.beam_search(model, list(prompt_ids), width, max_new, eos_id, length_penalty)
+    greedy = generate.generate(model, list(prompt_ids), max_new, eos_id=eos_id).ids
+    return tree, greedy, generate.sequence_logprob(model, greedy, len(prompt_ids))
+
+
+@st.cache_data(max_entries=32, show_spinner="Filling in…")
+def encoder_fill(name: str, device: str, text: str, mask_words: tuple, top_k: int):
+    """FillMask of a shipped encoder: predictions at the masked words, weights (L, H, N, N)."""
+    from model.fill_mask import fill_mask
+    model, meta = load_model(name, device)
+    return fill_mask(model, WordTokenizer.from_dict(meta["tokenizer"]), text, list(mask_words), top_k)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def objective_losses(device: str, words: tuple, masked: tuple, encoder: str | None):
+    """Per-word loss terms (nats) on one sentence: the decoder's −log p(word | words before) for
+    every word, and the encoder's −log p(word | rest, masked hidden) at the masked words (nan
+    elsewhere, or everywhere when no encoder is shipped); plus the decoder's weights (L, H, N, N)."""
+    import numpy as np
+    from model.generate import full_recompute
+    from model.objectives import causal_token_losses, masked_token_losses
+    from model.tokenizer import BOS, CLS, SEP, UNK
+    model, meta = load_model(GPT_MODEL, device)
+    gpt_tok = WordTokenizer.from_dict(meta["tokenizer"])
+    ids = [BOS] + [gpt_tok.index.get(w, UNK) for w in words]
+    clm = causal_token_losses(model, ids)
+    _, weights = full_recompute(model, ids)
+    mlm = np.full(len(words), np.nan)
+    if encoder and masked:
+        enc, enc_meta = load_model(encoder, device)
+        enc_tok = WordTokenizer.from_dict(enc_meta["tokenizer"])
+        enc_ids = [CLS] + [enc_tok.index.get(w, UNK) for w in words] + [SEP]
+        mlm[list(masked)] = masked_token_losses(enc, enc_ids, [m + 1 for m in masked])
+    return mlm, clm, weights
+
+
+# ---- images (issue 8) ----
+@st.cache_data(max_entries=32, show_spinner=False)
+def load_image_bytes(data: bytes):
+    """LoadedImage (8-bit RGB + conversion notes) of uploaded bytes; raises model.images.ImageError."""
+    from model.images import load_image
+    return load_image(data)
+
+
+@st.cache_data(max_entries=64, show_spinner="Running the model…")
+def run_image(name: str, x, device: str = "cpu"):
+    """AttentionRun of a shipped image model on one normalised image x (C, S, S)."""
+    from model.vit import run_image as run
+    model, meta = load_model(name, device)
+    return run(model, x, meta["preprocess"]["classes"])

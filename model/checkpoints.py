@@ -23,9 +23,10 @@ def _fail(name: str, path: Path, why: str):
     raise CheckpointError(f"{path}: {why}. Rebuild it with `{retrain_hint(name)}`.")
 
 
-def save(name: str, model: torch.nn.Module, meta: dict, assets: Path = ASSETS) -> Path:
+def save(name: str, model: torch.nn.Module, meta: dict, assets: Path | None = None) -> Path:
     """Write <name>.safetensors and <name>.json. meta must hold "arch" ("module:Class") and
     "config"; the rest (tokenizer, recipe, metrics) is kept as given."""
+    assets = Path(assets or ASSETS)
     assets.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(assets / f"{name}.safetensors"))
@@ -34,8 +35,8 @@ def save(name: str, model: torch.nn.Module, meta: dict, assets: Path = ASSETS) -
     return assets / f"{name}.json"
 
 
-def read_meta(name: str, assets: Path = ASSETS) -> dict:
-    path = assets / f"{name}.json"
+def read_meta(name: str, assets: Path | None = None) -> dict:
+    path = Path(assets or ASSETS) / f"{name}.json"
     if not path.is_file():
         _fail(name, path, "file is missing")
     try:
@@ -55,8 +56,10 @@ def build(meta: dict) -> torch.nn.Module:
     return getattr(importlib.import_module(module), cls).from_config(meta["config"])
 
 
-def load(name: str, assets: Path = ASSETS, device="cpu") -> tuple[torch.nn.Module, dict]:
-    """Returns (model in eval mode on device, meta). Raises CheckpointError naming the file."""
+def load(name: str, assets: Path | None = None, device="cpu") -> tuple[torch.nn.Module, dict]:
+    """Returns (model in eval mode on device, meta). Raises CheckpointError naming the file.
+    `assets` defaults to the module's ASSETS, read at call time (tests may point it elsewhere)."""
+    assets = Path(assets or ASSETS)
     meta = read_meta(name, assets)
     path = assets / f"{name}.safetensors"
     if not path.is_file():
@@ -77,6 +80,7 @@ def load(name: str, assets: Path = ASSETS, device="cpu") -> tuple[torch.nn.Modul
     return model.to(device).eval(), meta
 
 
-def shipped(assets: Path = ASSETS) -> list[str]:
+def shipped(assets: Path | None = None) -> list[str]:
     """Names of every model in assets/ (those with a JSON next to safetensors)."""
+    assets = Path(assets or ASSETS)
     return sorted(p.stem for p in assets.glob("*.safetensors") if (assets / f"{p.stem}.json").is_file())

@@ -106,6 +106,8 @@ THIRD_F = (("they", "were stale"), ("they", "were too dry"), ("they", "were stil
 
 PEOPLE = ("woman", "man", "girl", "boy", "chef", "waiter", "teacher", "student", "farmer", "child")
 VERBS = ("ate", "saw", "chased", "followed", "fed", "helped", "watched", "found", "bit", "liked")
+ORDINARY_TEMPLATES = ("the {x} {v} the {y} .", "the {x} {v} the {y} near the {place} .",
+                      "the {x} ate a {dish} at the {venue} .", "the {x} found a {thing} by the {place} .")
 FACT_TEMPLATES = ("the {a} {p} .", "today the {a} {p} .", "the {b} {p} .", "yesterday the {b} {p} .")
 
 
@@ -219,7 +221,14 @@ def ordinary(rng: random.Random) -> Sample:
     """'the woman ate the raccoon .' and friends: who did what to whom depends on word order."""
     beings = PEOPLE + SCHEMAS["animal_place"].a_nouns
     x, y = rng.sample(beings, 2)
-    return Sample(f"the {x} {rng.choice(VERBS)} the {y} .", (), kind="ordinary")
+    if rng.random() < 0.1:          # the textbook's order example, in both orders
+        x, y = rng.sample(("woman", "raccoon"), 2)
+        return Sample(f"the {x} ate the {y} .", (), kind="ordinary")
+    place, venue = rng.choice(SCHEMAS["animal_place"].b_nouns), rng.choice(SCHEMAS["venue_dish"].a_nouns)
+    dish, thing = rng.choice(SCHEMAS["venue_dish"].b_nouns), rng.choice(SCHEMAS["object_container"].a_nouns)
+    template = rng.choice(ORDINARY_TEMPLATES)
+    return Sample(template.format(x=x, y=y, v=rng.choice(VERBS), place=place, venue=venue, dish=dish, thing=thing),
+                  (), kind="ordinary")
 
 
 def _random_schema_sample(split: str, rng: random.Random) -> Sample:
@@ -319,9 +328,10 @@ def classic_refs(text: str) -> list[Ref]:
 
 def vocabulary() -> list[str]:
     """Every word the generator can emit, and every word of the classic examples (sorted)."""
-    pieces = [PARAGRAPH, *[t for _, t in CLASSICS], *PEOPLE, *VERBS, *FACT_TEMPLATES, *AGENT_SENTENCES]
+    pieces = [PARAGRAPH, *[t for _, t in CLASSICS], *PEOPLE, *VERBS, *FACT_TEMPLATES, *AGENT_SENTENCES,
+              *ORDINARY_TEMPLATES]
     pieces += [f for f, _ in PLURAL_FOODS] + [f"{p} {q}" for p, q in THIRD_A + THIRD_F]
-    pieces = [re.sub(r"\{[a-z]\}", " ", p) for p in pieces]
+    pieces = [re.sub(r"\{[a-z]+\}", " ", p) for p in pieces]
     for s in SCHEMAS.values():
         pieces += [*s.a_nouns, *s.b_nouns, *s.a_preds, *s.b_preds, *s.b_modifiers, *s.frames]
     words = set()

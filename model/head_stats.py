@@ -84,7 +84,7 @@ def coref_score(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
 
 def _content(token: str) -> bool:
     t = token.lower()
-    return (t not in SPECIAL_TOKENS and t not in PRONOUNS and t not in FUNCTION_WORDS
+    return (token.upper() not in SPECIAL_TOKENS and t not in PRONOUNS and t not in FUNCTION_WORDS
             and any(c.isalnum() for c in t))
 
 

@@ -70,7 +70,10 @@ def encode_text(model, tokenizer, text: str, max_tokens: int = MAX_TOKENS):
 
 
 def model_mask(model, T: int) -> np.ndarray | None:
-    """The mask the model applies by itself: causal (T, T) for a decoder, None for an encoder."""
+    """The mask the model applies by itself: its own sparse pattern when it has one, causal (T, T) for
+    a decoder, None (full attention) for a plain encoder."""
+    if hasattr(model, "pattern_mask"):
+        return model.pattern_mask(T).cpu().numpy()
     return causal_mask(T).numpy() if model.config.kind == "decoder" else None
 
 
@@ -224,28 +227,37 @@ def layer_trace(model, X: np.ndarray, layer: int, token: int, mask=None, norm: s
     act_name = "ReLU" if act == "relu" else "GELU"
     if norm == "post":
         r1 = x + a
-        h = reference.layer_norm(r1, *ln1)
+        ln1_steps = _norm_steps("h = LayerNorm₁", r1, ln1)
+        h = ln1_steps[-1].vector
         f = ffn(h)
         return [TraceStep("x", "enters the layer", x),
                 TraceStep("attention", "MultiHead(X)[t]", a),
                 TraceStep("x + attention", "residual", r1),
-                TraceStep("h = LayerNorm₁", "LN(x + MultiHead(X))", h),
+                *ln1_steps,
                 TraceStep(f"FFN hidden ({act_name})", f"{act_name}(h W₁ + b₁)", hidden(h)),
                 TraceStep("FFN(h)", f"{act_name}(h W₁ + b₁) W₂ + b₂", f),
                 TraceStep("h + FFN(h)", "residual", h + f),
-                TraceStep("y = LayerNorm₂", "LN(h + FFN(h))", reference.layer_norm(h + f, *ln2))]
-    n1 = reference.layer_norm(x, *ln1)
+                *_norm_steps("y = LayerNorm₂", h + f, ln2)]
+    ln1_steps = _norm_steps("LayerNorm₁(x)", x, ln1)
     h = x + a
-    n2 = reference.layer_norm(h, *ln2)
-    f = ffn(n2)
+    ln2_steps = _norm_steps("LayerNorm₂(h)", h, ln2)
+    f = ffn(ln2_steps[-1].vector)
     return [TraceStep("x", "enters the layer", x),
-            TraceStep("LayerNorm₁(x)", "LN(x)", n1),
+            *ln1_steps,
             TraceStep("attention", "MultiHead(LN(X))[t]", a),
             TraceStep("h = x + attention", "residual", h),
-            TraceStep("LayerNorm₂(h)", "LN(h)", n2),
-            TraceStep(f"FFN hidden ({act_name})", f"{act_name}(LN(h) W₁ + b₁)", hidden(n2)),
+            *ln2_steps,
+            TraceStep(f"FFN hidden ({act_name})", f"{act_name}(LN(h) W₁ + b₁)", hidden(ln2_steps[-1].vector)),
             TraceStep("FFN(LN(h))", f"{act_name}(LN(h) W₁ + b₁) W₂ + b₂", f),
             TraceStep("y = h + FFN", "residual", h + f)]
+
+
+def _norm_steps(name: str, v: np.ndarray, params) -> list[TraceStep]:
+    """LayerNorm in its two halves: standardise (mean 0, variance ≈ 1), then γ ⊙ · + β."""
+    g, b, eps = params
+    n = (v - v.mean()) / np.sqrt(v.var() + eps)
+    return [TraceStep(f"{name}: standardised", "(v − μ) / √(σ² + ε)", n),
+            TraceStep(name, "γ ⊙ standardised + β", g * n + b)]
 
 
 # ---- why √d_k: softmax saturation on random q, k ------------------------------------------------

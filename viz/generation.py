@@ -5,8 +5,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from .heatmap import plot_heatmap
-from .theme import HEAD_COLOURS, style
+from .heatmap import safe_labels
+from .theme import HEAD_COLOURS, WEIGHT_SCALE, style
 
 KEPT, PRUNED, FINISHED, BEST = "#1f77b4", "#c7c7c7", "#2ca02c", "#d62728"
 
@@ -96,24 +96,31 @@ def plot_beam_tree(steps: list[int], parents: list[int], tokens: list[str], logp
 def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_prompt: int = 0,
                        title: str | None = None) -> go.Figure:
     """Attention of one head (or a mean), weights (N, N), after feeding token `upto`: rows
-    0..upto are drawn, later rows are not computed yet (blank). The staircase marks the causal
-    boundary; every cell right of it is exactly 0. Prompt rows are ticked with a grey bracket."""
+    0..upto are drawn, later rows are not computed yet (blank). The red staircase marks the causal
+    boundary (every cell right of it is exactly 0); the red box is the newest row; a dashed line
+    ends the prompt. Axes are numeric positions with token tick labels, so shapes line up."""
     w = np.asarray(weights, dtype=np.float64).copy()
     n = w.shape[0]
     w[upto + 1:] = np.nan
-    fig = plot_heatmap(w, x_labels=tokens, y_labels=tokens, title=title, height=max(340, min(820, 26 * n + 170)))
+    labels = safe_labels(tokens)
+    hover = [[f"query: {labels[i]}<br>key: {labels[j]}" for j in range(n)] for i in range(n)]
+    fig = go.Figure(go.Heatmap(z=w, x=list(range(n)), y=list(range(n)), zmin=0, zmax=1, colorscale=WEIGHT_SCALE,
+                               customdata=hover, hoverongaps=False,
+                               hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>"))
     xs, ys = [-0.5], [-0.5]
     for i in range(n):
         xs += [i + 0.5, i + 0.5]
         ys += [i - 0.5, i + 0.5]
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#d62728", width=2),
-                             hoverinfo="skip", showlegend=False, xaxis="x", yaxis="y"))
-    fig.add_shape(type="rect", x0=-0.5, x1=n - 0.5, y0=upto - 0.5, y1=upto + 0.5, xref="x", yref="y",
-                  line=dict(color="#d62728", width=3))
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BEST, width=2), hoverinfo="skip",
+                             showlegend=False))
+    fig.add_shape(type="rect", x0=-0.5, x1=n - 0.5, y0=upto - 0.5, y1=upto + 0.5, line=dict(color=BEST, width=3))
     if n_prompt:
         fig.add_shape(type="line", x0=-0.5, x1=n - 0.5, y0=n_prompt - 0.5, y1=n_prompt - 0.5,
                       line=dict(color="#7f7f7f", width=1, dash="dash"))
-    return fig
+    ticks = dict(tickmode="array", tickvals=list(range(n)), ticktext=labels, showgrid=False, zeroline=False)
+    fig.update_xaxes(title="key (earlier tokens)", tickangle=-60, range=[-0.5, n - 0.5], **ticks)
+    fig.update_yaxes(title="query (fed token)", autorange=False, range=[n - 0.5, -0.5], **ticks)
+    return style(fig, title, height=max(360, min(840, 24 * n + 190)))
 
 
 def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray, *,

@@ -6,6 +6,8 @@ import plotly.graph_objects as go
 from .heatmap import plot_heatmap
 from .theme import DIVERGING_SCALE, HEAD_COLOURS, style
 
+DASHES = ["solid", "dash", "dot", "dashdot"]   # overlapping lines stay visible
+
 
 def _sym(m: np.ndarray) -> float:
     finite = np.abs(m[np.isfinite(m)])
@@ -21,6 +23,23 @@ def plot_signed(matrix: np.ndarray, *, title: str | None = None, x_title: str = 
     return plot_heatmap(m, x_labels=x_labels, y_labels=y_labels, title=title, zmin=-r, zmax=r,
                         colorscale=DIVERGING_SCALE, x_title=x_title, y_title=y_title, value_name=value_name,
                         decimals=decimals, height=height or 460)
+
+
+def _reference_line(fig: go.Figure, xs: np.ndarray, y: float, label: str, colour: str):
+    """A dotted horizontal line named in the legend (hline annotations misplace on log axes)."""
+    fig.add_trace(go.Scatter(x=[xs[0], xs[-1]], y=[y, y], mode="lines", name=label, hoverinfo="skip",
+                             line=dict(dash="dot", color=colour, width=1.5)))
+
+
+def plot_patch_grid(grid: np.ndarray, *, title: str) -> go.Figure:
+    """A (rows, cols) signed value per image patch, drawn as the image grid (square cells)."""
+    g = np.asarray(grid, dtype=np.float64)
+    r = _sym(g)
+    fig = go.Figure(go.Heatmap(z=g, zmin=-r, zmax=r, colorscale=DIVERGING_SCALE, colorbar=dict(title="cosine"),
+                               hovertemplate="patch row %{y}, column %{x}<br>cosine %{z:.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title="patch row", dtick=1, scaleanchor="x")
+    fig.update_xaxes(title="patch column", dtick=1, constrain="domain")
+    return style(fig, title, 420)
 
 
 def plot_pe_heatmap(pe: np.ndarray, *, title: str = "Sinusoidal positional encoding") -> go.Figure:
@@ -54,8 +73,8 @@ def plot_wavelengths(wl: np.ndarray, *, title: str = "Wavelength of each sine/co
     fig = go.Figure(go.Scatter(x=i, y=wl, mode="lines+markers", name="wavelength",
                                hovertemplate="pair %{x} (dims 2i, 2i+1)<br>wavelength %{y:.6g} positions"
                                              "<extra></extra>"))
-    for y, label in ((2 * np.pi, "2π"), (10000 * 2 * np.pi, "10000·2π")):
-        fig.add_hline(y=y, line_dash="dot", line_color="#888", annotation_text=label)
+    for y, label, colour in ((2 * np.pi, "2π", "#2ca02c"), (10000 * 2 * np.pi, "10000·2π", "#d62728")):
+        _reference_line(fig, i, y, label, colour)
     fig.update_yaxes(type="log", title="wavelength (positions)")
     fig.update_xaxes(title="pair i")
     return style(fig, title, 360)
@@ -88,7 +107,7 @@ def plot_shift_errors(errors: np.ndarray, start: int = 0, *, title: str = "Large
     pos = np.arange(start, start + len(errors))
     fig = go.Figure(go.Scatter(x=pos, y=np.maximum(errors, 1e-18), mode="markers", marker=dict(size=5),
                                name="error", hovertemplate="pos %{x}<br>error %{y:.3e}<extra></extra>"))
-    fig.add_hline(y=1e-9, line_dash="dot", line_color="#d62728", annotation_text="1e-9")
+    _reference_line(fig, pos, 1e-9, "limit 1e-9", "#d62728")
     fig.update_yaxes(type="log", title="max |PE(pos+k) − M_k·PE(pos)|", exponentformat="power")
     fig.update_xaxes(title="pos")
     return style(fig, title, 320)
@@ -102,7 +121,8 @@ def plot_scores_by_offset(matrix: np.ndarray, starts: list[int], *, title: str) 
     for c, m in enumerate(starts):
         d = np.arange(-m, n - m)
         fig.add_trace(go.Scatter(x=d, y=matrix[m, m + d], mode="lines+markers", name=f"query at {m}",
-                                 marker=dict(size=4), line=dict(color=HEAD_COLOURS[c % len(HEAD_COLOURS)]),
+                                 marker=dict(size=4), line=dict(color=HEAD_COLOURS[c % len(HEAD_COLOURS)],
+                                                                dash=DASHES[c % len(DASHES)], width=max(1.5, 4.5 - 1.5 * c)),
                                  hovertemplate=f"query {m}<br>offset %{{x}}<br>score %{{y:.9f}}<extra></extra>"))
     fig.update_xaxes(title="offset δ = key position − query position")
     fig.update_yaxes(title="score")

@@ -67,3 +67,33 @@ def save(name: str, model, recipe: dict, metrics: dict, preprocess: dict, arch: 
     meta = {"arch": arch, "config": model.to_dict(), "tokenizer": None, "modality": "image",
             "preprocess": preprocess, "recipe": recipe, "metrics": metrics}
     return checkpoints.save(name, model, meta)
+
+
+def write_samples(folder=None, per_class: int = 1):
+    """Sample images for the page, from data no model trained on: digits from the held-out split
+    (dark ink on white, 96 × 96, as a scan would be) and scenes from seed 3 (192 × 192).
+    Names carry the true answer: digit_<label>_<k>.png, scene_<shape>_<k>.png.
+    `python -m model.recipes._images` rewrites them."""
+    from PIL import Image
+
+    from .. import scenes
+    from . import vit_digits
+    folder = folder or checkpoints.ASSETS / "samples"
+    folder.mkdir(parents=True, exist_ok=True)
+    _, _, x_te, y_te = vit_digits.data()
+    for label in range(10):
+        for k, i in enumerate(np.flatnonzero(y_te == label)[:per_class]):
+            a = ((1 - x_te[i, 0]) * 255).round().astype(np.uint8)
+            Image.fromarray(a).resize((96, 96), Image.Resampling.NEAREST).save(folder / f"digit_{label}_{k}.png")
+    x, y, _ = scenes.make_dataset(12, seed=3)
+    counts = {}
+    for img, label in zip(x, y):
+        shape = scenes.SHAPES[label]
+        k = counts[shape] = counts.get(shape, -1) + 1
+        if k < 2 * per_class:
+            a = (img.transpose(1, 2, 0) * 255).round().astype(np.uint8)
+            Image.fromarray(a).resize((192, 192), Image.Resampling.NEAREST).save(folder / f"scene_{shape}_{k}.png")
+
+
+if __name__ == "__main__":
+    write_samples()

@@ -48,6 +48,17 @@ def mask_tokens(ids: torch.Tensor, protected: torch.Tensor, vocab_size: int, gen
     return inputs, labels
 
 
+def bucket(items, batch: int, window: int = 16, seed: int = 0) -> list:
+    """Order items so each batch holds texts of similar length (less padding): sort within windows of
+    `window` batches, then shuffle the batches."""
+    rng = np.random.default_rng(seed)
+    batches = []
+    for start in range(0, len(items), batch * window):
+        chunk = sorted(items[start:start + batch * window], key=lambda it: len(it[0]))
+        batches += [chunk[i:i + batch] for i in range(0, len(chunk), batch)]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
 def collate(items, pronoun_ids: torch.Tensor, vocab_size: int, gen: torch.Generator, prob: float):
     """items: [(ids, refs)] -> dict of tensors for one training step."""
     T = max(len(ids) for ids, _ in items)
@@ -118,12 +129,12 @@ def train(seed: int = 0) -> None:
     tok = build_tokenizer()
     r = RECIPE
     model = CorefEncoder(coref_config(len(tok), r["max_len"]))
-    items = _encode(tok, corpus.training_samples(r["steps"] * r["batch"], seed))
+    batches = bucket(_encode(tok, corpus.training_samples(r["steps"] * r["batch"], seed)), r["batch"], seed=seed)
     gen = torch.Generator().manual_seed(seed)
     pron = pronoun_ids(tok)
 
     def next_batch(step):
-        return collate(items[step * r["batch"]:(step + 1) * r["batch"]], pron, len(tok), gen, r["mask_prob"])
+        return collate(batches[step], pron, len(tok), gen, r["mask_prob"])
 
     history = fit(model, next_batch, loss_fn, r["steps"], lr=r["lr"], weight_decay=r["weight_decay"],
                   betas=r["betas"], clip=r["clip"], label=NAME)

@@ -21,8 +21,8 @@ from ..transformer import Transformer
 
 NAME = "course_gpt"
 SEQ_LEN = 512
-RECIPE = dict(texts=120_000, seq_len=SEQ_LEN, batch=8, steps=900, lr=1.5e-3, weight_decay=0.01,
-              time_budget_s=450, threads=1, objective="causal LM, every position")
+RECIPE = dict(texts=60_000, seq_len=SEQ_LEN, batch=8, max_steps=900, lr=1.5e-3, weight_decay=0.01,
+              time_budget_s=400, threads=1, objective="causal LM, every position")
 
 
 def tokenizer() -> WordTokenizer:
@@ -43,10 +43,23 @@ def windows(ids: np.ndarray, seq_len: int = SEQ_LEN) -> torch.Tensor:
     return torch.stack([torch.from_numpy(ids[i * seq_len:i * seq_len + seq_len + 1]) for i in range(n)])
 
 
+HELDOUT_FILE = checkpoints.ASSETS / f"{NAME}.heldout.txt"
+
+
+def make_heldout(train_texts: list[str], n: int = 1200) -> list[str]:
+    """Fresh texts (seed 1) minus every text of the training set, written next to the weights."""
+    seen = set(train_texts)
+    texts = [t for t in corpus.lm_texts(n * 3, seed=1) if t not in seen][:n]
+    HELDOUT_FILE.write_text("\n".join(texts) + "\n")
+    return texts
+
+
 def heldout_texts(n: int = 1200) -> list[str]:
-    """Fresh texts (seed 1) minus any text of the training set: the held-out set."""
-    seen = set(corpus.lm_texts(RECIPE["texts"], seed=0))
-    return [t for t in corpus.lm_texts(n * 3, seed=1) if t not in seen][:n]
+    """The held-out texts saved at training time (none of them is a training text)."""
+    if not HELDOUT_FILE.is_file():
+        raise checkpoints.CheckpointError(f"{HELDOUT_FILE} is missing. Rebuild it with "
+                                          f"`{checkpoints.retrain_hint(NAME)}`.")
+    return HELDOUT_FILE.read_text().splitlines()[:n]
 
 
 def heldout_pair_texts(n_pairs: int = 100) -> list[str]:
@@ -65,7 +78,10 @@ def train(seed: int = 0):
     seed_everything(seed)
     tok = tokenizer()
     t0 = time.perf_counter()
-    data = windows(stream(corpus.lm_texts(RECIPE["texts"], seed=seed), tok))
+    texts = corpus.lm_texts(RECIPE["texts"], seed=seed)
+    make_heldout(texts)
+    data = windows(stream(texts, tok))
+    del texts
     print(f"{len(data)} windows of {SEQ_LEN} tokens built in {time.perf_counter() - t0:.0f}s", flush=True)
     config = preset("compact-long", len(tok), kind="decoder", norm="pre", activation="gelu")
     model = Transformer(config)
@@ -74,7 +90,9 @@ def train(seed: int = 0):
     def next_batch(step):
         return data[torch.randint(len(data), (RECIPE["batch"],), generator=gen)]
 
-    history = fit(model, next_batch, loss_fn, RECIPE["steps"], lr=RECIPE["lr"],
+    steps = affordable_steps(model, data[:RECIPE["batch"]])
+    print(f"{steps} steps fit the {RECIPE['time_budget_s']}s budget on this machine now", flush=True)
+    history = fit(model, next_batch, loss_fn, steps, lr=RECIPE["lr"],
                   weight_decay=RECIPE["weight_decay"], label=NAME, time_budget_s=RECIPE["time_budget_s"])
     metrics = measure(model, tok)
     meta = {"arch": "model.transformer:Transformer", "config": config.to_dict(), "tokenizer": tok.to_dict(),
@@ -83,6 +101,24 @@ def train(seed: int = 0):
             "metrics": metrics}
     checkpoints.save(NAME, model, meta)
     print(metrics)
+
+
+def affordable_steps(model, batch: torch.Tensor, probes: int = 3) -> int:
+    """How many training steps fit the time budget (measured on a copy, so the cosine schedule
+    reaches its end instead of being cut off by a loaded machine)."""
+    import copy
+    probe = copy.deepcopy(model).train()
+    opt = torch.optim.AdamW(probe.parameters(), lr=1e-4)
+    times = []
+    for _ in range(probes + 1):                 # the first step warms up allocations: not timed
+        t0 = time.perf_counter()
+        loss, _ = loss_fn(probe, batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        times.append(time.perf_counter() - t0)
+    per_step = float(np.median(times[1:]))
+    return int(min(RECIPE["max_steps"], max(50, 0.95 * RECIPE["time_budget_s"] / per_step)))
 
 
 @torch.inference_mode()

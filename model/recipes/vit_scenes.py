@@ -11,7 +11,7 @@ from . import _images
 NAME = "vit_scenes"
 CONFIG = ViTConfig(image_size=scenes.SIZE, channels=3, patch_size=4, n_classes=len(scenes.SHAPES), d_model=64,
                    n_heads=4, n_layers=4, d_ff=128, norm="pre")
-RECIPE = dict(train_scenes=10_000, train_seed=1, test_scenes=1_000, test_seed=2, epochs=12, batch=128, lr=2e-3,
+RECIPE = dict(train_scenes=10_000, train_seed=1, test_scenes=1_000, test_seed=2, epochs=10, batch=128, lr=2e-3,
               weight_decay=0.05, augment="horizontal flip")
 
 

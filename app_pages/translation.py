@@ -1,0 +1,184 @@
+"""Translation: an encoder-decoder Transformer translating English into Chinese. It teaches the
+decoder's second attention (cross-attention: queries from the decoder, keys and values from the
+encoder output), the alignment it learns where word order differs ("the restaurant near the station"
+→ "车站附近的餐厅"), the masked decoder self-attention, and training (teacher forcing: the shifted target
+goes in, every position is predicted at once under the causal mask) beside inference (one token at a time)."""
+import html
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_pages import _shared
+from model import translation_corpus as corpus
+from model.tokenizer import EOS
+from model.translate import SourceError, target_ids
+from viz.heatmap import plot_heatmap
+from viz.translation import plot_alignment, plot_head_grid, plot_step_probs
+
+DEFAULT_TEXT = "the teacher likes the restaurant near the station ."
+MEAN = "mean of the heads"
+
+
+@st.cache_data(max_entries=1)
+def example_pairs() -> dict[str, str]:
+    """English -> reference Chinese for the default and the held-out examples (never seen in training)."""
+    pairs = {p.en: p.zh for p in corpus.examples()}
+    return {DEFAULT_TEXT: "老师喜欢车站附近的餐厅。", **pairs}
+
+
+def pick(weights: np.ndarray, layer: int, head: str) -> np.ndarray:
+    """(L, H, rows, cols) -> (rows, cols): one head of a layer, or the mean of its heads."""
+    w = weights[layer]
+    return w.mean(axis=0) if head == MEAN else w[int(head.split()[-1]) - 1]
+
+
+def use_example():
+    st.session_state.tr_text = st.session_state.tr_example
+
+
+def controls(n_layers: int, n_heads: int) -> tuple[int, str]:
+    c1, c2 = st.columns(2)
+    layer = c1.selectbox("Layer", range(n_layers), format_func=lambda i: f"layer {i + 1}", index=n_layers - 1,
+                         key="tr_layer")
+    head = c2.selectbox("Head", [MEAN] + [f"head {h + 1}" for h in range(n_heads)], key="tr_head")
+    return layer, head
+
+
+def cross_section(run, layer: int, head: str):
+    src, written = run.src_tokens, run.extra["written"]
+    st.markdown("Each row is one decoding step; it shows how that step spread its attention over the "
+                "English words. Queries come from the decoder, keys and values from the encoder output.")
+    st.plotly_chart(plot_head_grid(run.cross_weights[layer], x_labels=src, y_labels=written,
+                                   x_title="source word (key)", y_title="target written (query)",
+                                   title=f"Cross-attention, layer {layer + 1}, every head"), width="stretch",
+                    key="tr_cross_grid")
+    st.plotly_chart(plot_heatmap(pick(run.cross_weights, layer, head), x_labels=src, y_labels=written,
+                                 x_title="source word (key)", y_title="target written (query)",
+                                 title=f"Cross-attention, layer {layer + 1}, {head}"), width="stretch",
+                    key="tr_cross_one")
+
+
+def alignment_section(run, layer: int, head: str):
+    threshold = st.slider("Draw lines for weights of at least", 0.05, 0.9, 0.2, 0.05, key="tr_threshold")
+    w = pick(run.cross_weights, layer, head)
+    st.plotly_chart(plot_alignment(w, src_tokens=run.src_tokens, tgt_tokens=run.extra["written"],
+                                   threshold=threshold, title=f"Alignment, layer {layer + 1}, {head}"),
+                    width="stretch", key="tr_alignment")
+    top = w.argmax(axis=1)
+    st.caption("Strongest source word per target token: " + ", ".join(
+        f"{html.escape(t)} → {html.escape(run.src_tokens[s])}" for t, s in zip(run.extra["written"], top)))
+
+
+def self_section(run, layer: int, which: str):
+    if which == "encoder":
+        st.markdown("The encoder reads the whole English sentence; every word may look at every other.")
+        st.plotly_chart(plot_head_grid(run.enc_weights[layer], x_labels=run.src_tokens, y_labels=run.src_tokens,
+                                       title=f"Encoder self-attention, layer {layer + 1}"), width="stretch",
+                        key="tr_enc_grid")
+        return
+    st.markdown("The decoder's first attention is masked: the step that writes token *t* sees only "
+                "[BOS] and the tokens already written, never later ones (the upper triangle is zero).")
+    st.plotly_chart(plot_head_grid(run.weights[layer], x_labels=run.tokens, y_labels=run.tokens,
+                                   x_title="decoder input (key)", y_title="decoder input (query)",
+                                   title=f"Decoder masked self-attention, layer {layer + 1}"), width="stretch",
+                    key="tr_dec_grid")
+
+
+def training_vs_inference(dev: str, text: str, run, layer: int, reference: str | None):
+    _, tgt_tok = _shared.translator_tokenizers()
+    default = reference or run.extra["output"]
+    forced_text = st.text_input("Target fed to the decoder in training (teacher forcing)", default,
+                                max_chars=80, key=f"tr_forced_{text}")
+    try:
+        forced = _shared.translation_run(dev, text, "greedy", 1, tuple(target_ids(tgt_tok, forced_text)))
+    except SourceError as e:
+        st.error(str(e))
+        return
+    steps = _shared.translation_steps(dev, text)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("#### Training: teacher forcing")
+        st.caption("The shifted target ([BOS] + target) goes in; all positions are predicted in one pass "
+                   "under the causal mask, each from the *true* earlier tokens.")
+        logits = forced.logits
+        probs = np.exp(logits - logits.max(-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        want = list(forced.extra["target_ids"]) + [EOS]
+        best = probs.argmax(-1)
+        st.dataframe(pd.DataFrame({
+            "decoder input": forced.tokens, "should write": forced.extra["written"],
+            "model's top choice": [tgt_tok.vocab[i] for i in best],
+            "p(should write)": probs[np.arange(len(want)), want].round(4)}), hide_index=True)
+        st.plotly_chart(plot_heatmap(forced.cross_weights[layer].mean(0), x_labels=forced.src_tokens,
+                                     y_labels=forced.extra["written"], x_title="source word",
+                                     y_title="target (forced)", title=f"Cross-attention, layer {layer + 1}, mean"),
+                        width="stretch", key="tr_forced_cross")
+    with right:
+        st.markdown("#### Inference: one token at a time")
+        st.caption("Greedy decoding: each step feeds back the token just written; earlier keys and values "
+                   "are cached, so a step computes only its own new row.")
+        written = [tgt_tok.vocab[i] for i in steps.ids] + ["[EOS]"]
+        st.dataframe(pd.DataFrame({
+            "step": range(1, len(written) + 1), "sees": ["[BOS]" + "".join(written[:i]) for i in range(len(written))],
+            "writes": written, "probability": steps.probs.round(4)}), hide_index=True)
+        st.plotly_chart(plot_heatmap(steps.cross[:, layer].mean(1), x_labels=run.src_tokens, y_labels=written,
+                                     x_title="source word", y_title="step writes",
+                                     title=f"Cross-attention row of each step, layer {layer + 1}, mean"),
+                        width="stretch", key="tr_steps_cross")
+    own = _shared.translation_run(dev, text, "greedy", 1, tuple(steps.ids))
+    diff = float(np.abs(own.cross_weights.transpose(2, 0, 1, 3) - steps.cross).max())
+    st.info(f"Forcing the model's own greedy output gives the same cross-attention as decoding step by "
+            f"step: max |difference| = {diff:.1e} over every layer, head and step. Training and inference "
+            "differ only in what is fed back: the true token or the model's own.")
+    st.plotly_chart(plot_step_probs(steps.probs, tokens=written, title="Probability of each token written"),
+                    width="stretch", key="tr_step_probs")
+
+
+st.title("Translation: an encoder-decoder at work")
+st.markdown("English in, Chinese out. The encoder reads the English sentence; the decoder writes Chinese one "
+            "character at a time, and its **cross-attention** looks back at the English words. Chinese puts "
+            "modifiers, place and time *before* what they describe, so the alignment is not a diagonal.")
+model, meta = _shared.model_or_stop(_shared.TRANSLATOR)
+dev = _shared.device()
+examples = example_pairs()
+st.session_state.setdefault("tr_text", DEFAULT_TEXT)
+st.selectbox("Example sentence (all held out: never seen in training)", list(examples), key="tr_example",
+             on_change=use_example)
+text = st.text_input("English sentence", max_chars=400, key="tr_text",
+                     help="Lower-case words of the generated corpus; type a sentence and press Enter.")
+c1, c2 = st.columns([2, 1])
+method = c1.radio("Decoding", ["greedy", "beam search"], horizontal=True, key="tr_method")
+width = c2.slider("Beam width", 1, 8, 4, key="tr_width", disabled=method == "greedy")
+try:
+    run = _shared.translation_run(dev, text, "greedy" if method == "greedy" else "beam", width)
+except SourceError as e:
+    st.error(str(e))
+    st.stop()
+
+reference = examples.get(" ".join(text.lower().split()))
+st.markdown(f"## {html.escape(run.extra['output'])}")
+score = run.extra["score"]
+line = f"{method}{f' (width {width})' if method != 'greedy' else ''} · log-probability {score:.3f}"
+if reference:
+    line += " · reference " + html.escape(reference) + (" ✓ exact match" if reference == run.extra["output"]
+                                                      else " ✗ differs")
+st.caption(line)
+m = meta.get("metrics", {})
+if m:
+    st.caption(f"Held-out test: exact match {m.get('exact_match_heldout', 0):.1%}, character BLEU-4 "
+               f"{m.get('bleu_heldout', 0):.3f} on {m.get('heldout_n', 0)} sentences "
+               "(`python -m model.evaluate translator --json`).")
+layer, head = controls(run.cross_weights.shape[0], run.cross_weights.shape[1])
+tabs = st.tabs(["Cross-attention", "Alignment lines", "Encoder self-attention", "Decoder masked self-attention",
+                "Training vs inference"])
+with tabs[0]:
+    cross_section(run, layer, head)
+with tabs[1]:
+    alignment_section(run, layer, head)
+with tabs[2]:
+    self_section(run, layer, "encoder")
+with tabs[3]:
+    self_section(run, layer, "decoder")
+with tabs[4]:
+    training_vs_inference(dev, text, run, layer, reference)

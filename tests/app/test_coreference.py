@@ -1,0 +1,97 @@
+"""The Coreference page in AppTest: the paragraph by default, the gallery, typed text with unknown words
+and without pronouns, the ranking computed from the model, the minimal-pair difference."""
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from model import checkpoints, corpus
+from tests.app.conftest import open_page
+
+
+def _charts(at) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def _array(value) -> np.ndarray:
+    """A Plotly 7 typed array ({"dtype", "bdata", "shape"}) or a plain list -> numpy."""
+    if isinstance(value, dict):
+        shape = [int(n) for n in str(value["shape"]).split(",")] if "shape" in value else -1
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).reshape(shape)
+    return np.asarray(value)
+
+
+def _pronoun_box(at):
+    return next(s for s in at.selectbox if s.label == "Pronoun")
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+@pytest.fixture(scope="module")
+def page():
+    at = open_page("coreference.py", timeout=120)
+    assert not at.exception
+    return at
+
+
+def test_default_is_the_paragraph_and_it_points_at_restaurant(page):
+    assert page.text_area(key="coref_text").value == corpus.PARAGRAPH
+    assert "points **it** (token 11) at **restaurant** (token 2)" in _markdown(page)
+    assert [o for o in _pronoun_box(page).options][:3] == ["it  (token 11)", "they  (token 21)", "their  (token 30)"]
+
+
+def test_every_head_is_listed_and_the_charts_are_drawn(page):
+    table = page.dataframe[0].value
+    assert len(table) == 16 and table["points at"].iloc[0]
+    charts = _charts(page)
+    assert len(charts) == 4                      # arrows, rows heatmap, ranking, pair difference
+    ranking = next(c for c in charts if c["data"][0]["type"] == "bar")
+    assert len(ranking["data"][0]["y"]) == 16
+
+
+def test_their_also_points_at_restaurant(page):
+    _pronoun_box(page).select_index(2).run()
+    assert not page.exception
+    assert "points **their** (token 30) at **restaurant** (token 2)" in _markdown(page)
+
+
+def test_gallery_example_replaces_the_text_and_flips_the_referent():
+    at = open_page("coreference.py", timeout=120)
+    at.selectbox(key="coref_example").select("The wide street").run()
+    assert not at.exception
+    assert at.text_area(key="coref_text").value == corpus.CLASSICS[2][1]
+    assert "at **street**" in _markdown(at)
+    at.selectbox(key="coref_example").select("The tired animal").run()
+    assert "at **animal**" in _markdown(at)
+
+
+def test_unknown_words_are_flagged_and_text_without_pronoun_still_works():
+    at = open_page("coreference.py", timeout=120)
+    at.text_area(key="coref_text").input("The zorblax ate the <b>raccoon</b>.").run()
+    assert not at.exception
+    assert any("zorblax" in w.value and "never saw" in w.value for w in at.warning)
+    assert any("no pronoun" in i.value for i in at.info)
+    assert "points **zorblax** (token 2)" in _markdown(at)
+
+
+def test_empty_text_asks_for_input():
+    at = open_page("coreference.py", timeout=120)
+    at.text_area(key="coref_text").input("   ").run()
+    assert not at.exception
+    assert any("Type a sentence" in i.value for i in at.info)
+
+
+def test_minimal_pair_difference_changes_sign_between_the_nouns():
+    at = open_page("coreference.py", timeout=120)
+    at.selectbox(key="coref_pair").select("big / small").run()
+    assert not at.exception
+    assert "in A, **it** → **trophy**; in B → **suitcase**" in _markdown(at)
+    diff = next(c for c in _charts(at) if c["data"][0]["type"] == "heatmap" and c["data"][0]["zmin"] < 0)
+    x, z = diff["data"][0]["x"], _array(diff["data"][0]["z"])
+    assert x[2] == "trophy ·2" and x[7] == "suitcase ·7"
+    layer, head = checkpoints.read_meta("coref_encoder")["coref_head"]
+    row = z[layer * 4 + head]
+    assert row[2] > 0.3 and row[7] < -0.3       # A looks more at trophy, B more at suitcase

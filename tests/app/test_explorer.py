@@ -1,0 +1,151 @@
+"""The attention explorer page (AppTest): typed text, layer/head/toggles, and the figures' data equal
+the model's own weights. Runs on a tiny random encoder saved to a temporary assets folder; one test
+uses the shipped default model when it is there."""
+import base64
+import json
+from unittest import mock
+
+import numpy as np
+import pytest
+import torch
+
+from app_pages import _shared
+from model import analysis, checkpoints, head_stats
+from model.config import ModelConfig
+from model.inspect import run_text
+from model.tokenizer import WordTokenizer
+from model.transformer import Transformer
+from tests.app.conftest import open_page
+
+PAGE = "explorer.py"
+SHIPPED = checkpoints.ASSETS
+TINY = "explorer_tiny_test"         # a name no shipped model uses, so process-wide caches cannot mix them up
+PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food. "
+             "In the end, they just gave me two slices of bread.")
+
+
+def values(obj) -> np.ndarray:
+    if isinstance(obj, dict):
+        arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=obj["dtype"])
+        return arr.reshape([int(s) for s in str(obj["shape"]).split(",")]) if "shape" in obj else arr
+    return np.asarray(obj)
+
+
+def chart(at, key: str) -> dict:
+    return next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if e.proto.id and key in e.proto.id)
+
+
+def zoom_matrix(at) -> np.ndarray:
+    trace = chart(at, "explorer_zoom")["data"][0]
+    return values(trace["z"]).reshape(len(trace["y"]), len(trace["x"]))
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """(model, tokenizer) of a 2-layer, 4-head random encoder that the page finds as the only text model."""
+    folder = tmp_path_factory.mktemp("assets")
+    tok = WordTokenizer.build([PARAGRAPH])
+    torch.manual_seed(5)
+    cfg = ModelConfig(vocab_size=len(tok), d_model=32, n_heads=4, n_layers=2, d_ff=64, max_len=48)
+    model = Transformer(cfg).eval()
+    checkpoints.save(TINY, model, {"arch": "model.transformer:Transformer", "config": cfg.to_dict(),
+                                   "tokenizer": tok.to_dict(), "modality": "text", "recipe": {}, "metrics": {}},
+                     assets=folder)
+    with mock.patch.object(checkpoints, "ASSETS", folder):
+        _shared.explorer_run.clear()
+        yield model, tok
+    _shared.explorer_run.clear()
+
+
+@pytest.fixture
+def page(tiny):
+    at = open_page(PAGE)
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_default_paragraph_shows_token_chips_and_the_zoom_equals_the_models_weights(tiny, page):
+    model, tok = tiny
+    text = page.text_area(key="explorer_text").value
+    assert "ham sandwich" in text and "Their ambiance" in text
+    expected = run_text(model, tok, text, add_cls_sep=True)
+    chips = " ".join(m.value for m in page.markdown)
+    assert "restaurant" in chips and "dashed" in chips                      # "ambiance" is not in the vocabulary
+    assert np.array_equal(zoom_matrix(page), expected.weights[0, 0])
+
+
+def test_changing_layer_and_head_zooms_that_head(tiny, page):
+    model, tok = tiny
+    page.selectbox(key="explorer_layer").select(1)
+    page.selectbox(key="explorer_head").select(3).run()
+    assert not page.exception
+    expected = run_text(model, tok, page.text_area(key="explorer_text").value)
+    assert np.array_equal(zoom_matrix(page), expected.weights[1, 3])
+    assert any(s.value == "Layer 1, head 3" for s in page.subheader)
+    shapes = chart(page, "explorer_grid")["layout"]["shapes"]
+    assert len(shapes) == 1 and shapes[0]["y0"] > 0 and shapes[0]["x0"] > shapes[0]["y0"]
+
+
+def test_hiding_special_tokens_renormalises_rows_and_says_so(tiny, page):
+    model, tok = tiny
+    page.toggle(key="explorer_hide").set_value(True).run()
+    expected = run_text(model, tok, page.text_area(key="explorer_text").value)
+    keep = analysis.keep_positions(expected.tokens)
+    want, removed = analysis.renormalised(expected.weights[0, 0], keep)
+    got = zoom_matrix(page)
+    assert got.shape == (len(expected.tokens) - 2,) * 2
+    assert np.allclose(got, want, atol=1e-7) and np.allclose(got.sum(-1), 1.0, atol=1e-6)
+    assert "[CLS]" not in " ".join(chart(page, "explorer_zoom")["data"][0]["y"])
+    assert any("renormalised" in i.value and f"{removed:.1%}" in i.value for i in page.info)
+
+
+def test_log_toggle_recolours_but_keeps_the_exact_weights(tiny, page):
+    before_grid = chart(page, "explorer_grid")["data"][0]["source"]
+    before = zoom_matrix(page)
+    page.toggle(key="explorer_log").set_value(True).run()
+    assert chart(page, "explorer_grid")["data"][0]["source"] != before_grid
+    assert isinstance(chart(page, "explorer_zoom")["data"][0]["colorscale"][1][0], float)
+    assert np.array_equal(zoom_matrix(page), before)
+
+
+def test_typed_text_is_escaped_unknown_words_flagged_and_long_text_truncated(tiny, page):
+    page.text_area(key="explorer_text").input("<img src=x onerror=alert(1)> " + "the restaurant " * 40).run()
+    assert not page.exception
+    html_chips = next(m.value for m in page.markdown if "<span" in m.value)
+    assert "<img" not in html_chips and "&lt;<sub" in html_chips and "&gt;<sub" in html_chips
+    assert any("reads at most 48" in w.value for w in page.warning)
+    assert len(chart(page, "explorer_zoom")["data"][0]["x"]) == 48
+
+
+def test_picked_token_bars_and_statistics_match_the_weights(tiny, page):
+    model, tok = tiny
+    expected = run_text(model, tok, page.text_area(key="explorer_text").value)
+    it = expected.tokens.index("it")
+    assert page.selectbox(key="explorer_token").value == it                  # the first pronoun is picked
+    bars = chart(page, "explorer_bars")["data"]
+    for h, trace in enumerate(bars):
+        assert values(trace["x"]).tolist() == pytest.approx(sorted(expected.weights[0, h, it], reverse=True)[:6])
+    table = page.dataframe[0].value
+    stats = head_stats.head_stats(expected.weights, expected.tokens)
+    assert table["entropy (nats)"].to_numpy() == pytest.approx(stats["entropy"].ravel())
+    rollout = values(chart(page, "explorer_rollout")["data"][0]["z"]).reshape(len(expected.tokens), -1)
+    assert np.allclose(rollout, analysis.rollout(expected.weights)[-1], atol=1e-6)
+
+
+def test_empty_text_asks_for_text(tiny, page):
+    page.text_area(key="explorer_text").input("   ").run()
+    assert not page.exception and any("Type some text" in w.value for w in page.warning)
+
+
+def test_shipped_default_model_runs_the_paragraph_when_present():
+    name = _shared.DEFAULT_TEXT_MODEL
+    with mock.patch.object(checkpoints, "ASSETS", SHIPPED):
+        if name not in checkpoints.shipped():
+            pytest.fail(f"{name} is not in assets/: train it with `python -m model.train {name}`")
+        at = open_page(PAGE, timeout=120)
+        model, _ = checkpoints.load(name)
+        tok = WordTokenizer.from_dict(checkpoints.read_meta(name)["tokenizer"])
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.selectbox(key="text_model").value == name
+    expected = run_text(model, tok, at.text_area(key="explorer_text").value)
+    assert np.allclose(zoom_matrix(at), expected.weights[0, 0], atol=1e-6)

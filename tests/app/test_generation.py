@@ -1,0 +1,108 @@
+"""AppTest of the decoder & generation page against the shipped course_gpt (and coref_encoder)."""
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from model import checkpoints
+from model import generate as g
+from tests.app.conftest import open_page
+
+pytestmark = pytest.mark.skipif("course_gpt" not in checkpoints.shipped(),
+                                reason="assets/course_gpt.* not trained: python -m model.train course_gpt")
+
+
+def chart(at, key):
+    el = next(e for e in at.get("plotly_chart") if json.loads(e.proto.spec).get("layout") is not None
+              and e.proto.id and key in e.proto.id)
+    return json.loads(el.proto.spec)
+
+
+def values(arr):
+    """Plotly 7 packs numpy arrays as {"dtype", "bdata"}; plain lists pass through."""
+    if isinstance(arr, dict):
+        return np.frombuffer(base64.b64decode(arr["bdata"]), dtype=arr["dtype"])
+    return np.array(arr, dtype=float)
+
+
+@pytest.fixture(scope="module")
+def at():
+    at = open_page("generation.py")
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.fixture(scope="module")
+def gpt():
+    model, meta = checkpoints.load("course_gpt")
+    from model.tokenizer import WordTokenizer
+    return model, WordTokenizer.from_dict(meta["tokenizer"])
+
+
+def test_page_renders_every_tab(at):
+    assert at.title[0].value == "Decoder & generation"
+    assert [t.label for t in at.tabs] == ["Next token", "Generate step by step", "Beam search",
+                                          "Fill-in (encoder)", "Objectives side by side"]
+    assert len(at.get("plotly_chart")) >= 5
+    assert not at.error
+
+
+def test_next_token_bars_are_the_models_probabilities(at, gpt):
+    model, tok = gpt
+    probs = g.next_token_probs(model, tok.encode(at.text_input(key="gen_prompt").value, bos=True).ids)
+    bars = chart(at, "next_bars")["data"][0]
+    np.testing.assert_allclose(values(bars["x"]), np.sort(probs)[::-1][:len(values(bars["x"]))], rtol=1e-5)
+    assert at.metric[0].value == tok.vocab[int(probs.argmax())]
+
+
+def test_top_k_with_k_1_shows_the_greedy_text(at):
+    greedy = at.markdown[0].value
+    at.radio(key="gen_strategy").set_value("top_k").run()
+    at.slider(key="gen_k").set_value(1).run()
+    at.number_input(key="gen_seed").set_value(3).run()
+    assert not at.exception
+    assert at.markdown[0].value == greedy
+    at.slider(key="gen_k").set_value(10).run()
+    at.slider(key="gen_temp").set_value(2.5).run()
+    assert at.markdown[0].value != greedy
+    at.radio(key="gen_strategy").set_value("greedy").run()
+
+
+def test_step_buttons_move_the_attention_row(at):
+    last = at.slider(key="gen_step").value
+    at.button(key="gen_back").click().run()
+    assert at.slider(key="gen_step").value == last - 1
+    z = values(chart(at, "gen_growth")["data"][0]["z"])
+    assert np.isnan(z).sum() > 0
+    at.button(key="gen_next").click().run()
+    assert at.slider(key="gen_step").value == last
+
+
+def test_beam_table_lists_width_beams_and_greedy(at):
+    at.slider(key="beam_width").set_value(4).run()
+    df = at.dataframe[0].value
+    assert len(df) == 5 and df["rank"].iloc[-1] == "greedy"
+    sums = df["Σ log p"].iloc[:4].astype(float).to_numpy()
+    assert sums[0] >= float(df["Σ log p"].iloc[-1]) - 1e-4      # α = 0: the best beam is at least as likely
+    assert not at.exception
+
+
+def test_too_long_prompt_gets_a_readable_error(at):
+    at.text_input(key="gen_prompt").set_value("the cat " * 300).run()
+    assert not at.exception
+    assert any("positions" in e.value for e in at.error)
+    at.text_input(key="gen_prompt").set_value("").run()
+    assert any("at least one word" in i.value for i in at.info)
+    at.text_input(key="gen_prompt").set_value("the restaurant refused to serve me a").run()
+
+
+@pytest.mark.skipif("coref_encoder" not in checkpoints.shipped(), reason="coref_encoder not trained yet")
+def test_fill_in_predicts_the_hidden_word(at):
+    at.multiselect(key="fill_words").set_value([]).run()
+    assert any("Nothing is masked" in e.value for e in at.error)
+    at.text_input(key="fill_text").set_value("the trophy didn't fit into the suitcase because it was too [MASK] .")
+    at.run()
+    bars = chart(at, "fill_bars_0")["data"][0]
+    assert len(values(bars["x"])) == at.slider(key="fill_k").value
+    assert not at.exception

@@ -1,0 +1,93 @@
+"""AppTest of the positional-encodings page: every claim it prints is a number computed on the page."""
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from model import checkpoints
+from model.shift import shift_matrix
+from tests.app.conftest import open_page
+
+
+@pytest.fixture(scope="module")
+def at():
+    page = open_page("positional.py", timeout=120)
+    assert not page.exception, [e.message for e in page.exception]
+    return page
+
+
+def metric(at, prefix: str) -> float:
+    return float(next(m.value for m in at.metric if m.label.startswith(prefix)))
+
+
+def chart(at, key: str) -> dict:
+    """The Plotly spec of the chart rendered with `key`."""
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith(key) or key in el.proto.id:
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no plotly chart {key}")
+
+
+def z_of(trace: dict) -> np.ndarray:
+    z = trace["z"]
+    if isinstance(z, dict):                          # Plotly 7 typed array
+        shape = [int(s) for s in str(z["shape"]).split(",")]
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.array(z, dtype=np.float64)
+
+
+def test_page_prints_the_identities_it_claims(at):
+    assert metric(at, "Largest spread among pairs with the same offset") < 1e-9
+    assert metric(at, "Largest error over positions") <= 1e-9
+    assert metric(at, "RoPE: largest spread") < 1e-12
+    assert metric(at, "Sinusoidal added to q, k") > 0.1
+    assert any("≤ 1e-9" in s.value for s in at.success)
+
+
+def test_shift_matrix_follows_the_chosen_offset(at):
+    at.number_input(key="shift_k").set_value(37)
+    at.selectbox(key="shift_d").select(64)
+    at.run()
+    assert not at.exception
+    assert metric(at, "Largest error over positions") <= 1e-9
+    z = z_of(chart(at, "shift_matrix")["data"][0])
+    np.testing.assert_allclose(z, shift_matrix(37, 64)[:16, :16], atol=1e-12)
+
+
+def test_waves_draw_one_line_per_chosen_dimension(at):
+    at.multiselect(key="pe_dims").set_value([0, 3, 64])
+    at.run()
+    traces = chart(at, "pe_waves")["data"]
+    assert [t["name"] for t in traces] == ["dim 0 (sin)", "dim 3 (cos)", "dim 64 (sin)"]
+
+
+def test_lookup_prints_the_formula_value(at):
+    at.number_input(key="pe_pos").set_value(50).run()
+    at.number_input(key="pe_dim").set_value(3).run()
+    assert any("PE(50, 3) = cos(50 / 10000^(2/128)) = " + f"{np.cos(50 / 10000 ** (2 / 128)):.12f}" in c.value
+               for c in at.code)
+
+
+needs_encoder = pytest.mark.skipif("coref_encoder" not in checkpoints.shipped(),
+                                   reason="assets/coref_encoder.* not trained yet")
+
+
+@needs_encoder
+def test_word_order_demo_on_the_shipped_encoder(at):
+    assert metric(at, "Output, positions off") < 1e-4
+    assert metric(at, "Attention, positions off") < 1e-5
+    assert metric(at, "Output, positions on") > 0.05
+    at.text_input(key="order_b").set_value("The woman ate the dog.").run()
+    assert any("same words" in e.value for e in at.error)
+    at.text_input(key="order_b").set_value("The raccoon ate the woman.").run()
+    assert not at.error
+
+
+@needs_encoder
+def test_positions_past_the_learned_table_are_refused_clearly(at):
+    max_len = checkpoints.read_meta("coref_encoder")["config"]["max_len"]
+    at.number_input(key="len_pos").set_value(max_len + 5).run()
+    assert any("coref_encoder" in e.value and f"max_len = {max_len}" in e.value for e in at.error)
+    at.number_input(key="len_pos").set_value(max_len - 1).run()
+    assert not any("coref_encoder" in e.value for e in at.error)

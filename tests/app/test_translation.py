@@ -1,0 +1,87 @@
+"""AppTest of the translation page: it translates with the shipped model, draws target × source
+cross-attention for every head, switches decoding, and explains words it cannot translate."""
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from model import translate
+from model.recipes import translator
+from tests.app.conftest import open_page
+
+DEFAULT = "the teacher likes the restaurant near the station ."
+
+
+@pytest.fixture(scope="module")
+def at():
+    page = open_page("translation.py", timeout=120)
+    assert not page.exception, [e.message for e in page.exception]
+    return page
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return translator.load()
+
+
+def chart(at, key: str) -> dict:
+    for el in at.get("plotly_chart"):
+        if key in el.proto.id:
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no plotly chart {key}")
+
+
+def z_of(trace: dict) -> np.ndarray:
+    z = trace["z"]
+    if isinstance(z, dict):                          # Plotly 7 typed array
+        shape = [int(s) for s in str(z["shape"]).split(",")]
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.array(z, dtype=np.float64)
+
+
+def test_page_shows_the_models_translation_and_every_cross_attention_head(at, shipped):
+    model, src_tok, tgt_tok = shipped
+    expected = translate.run(model, src_tok, tgt_tok, DEFAULT)
+    assert any(expected.extra["output"] in m.value for m in at.markdown)
+    heads = [t for t in chart(at, "tr_cross_grid")["data"] if t["type"] == "heatmap"]
+    assert len(heads) == model.config.n_heads
+    last = expected.cross_weights[-1]                # the page opens on the last layer
+    for h, trace in enumerate(heads):
+        np.testing.assert_allclose(z_of(trace), last[h], atol=1e-6)
+    assert heads[0]["x"][-1].startswith(".") and len(heads[0]["y"]) == len(expected.extra["written"])
+
+
+def test_training_and_inference_views_agree_on_the_models_own_output(at):
+    info = [i.value for i in at.info if "max |difference|" in i.value]
+    assert info and float(info[0].split("= ")[1].split(" ")[0]) < 1e-4
+    assert len(at.dataframe) >= 2
+
+
+def test_beam_search_of_width_one_gives_the_greedy_translation(at):
+    greedy_text = next(m.value for m in at.markdown if m.value.startswith("## "))
+    at.radio(key="tr_method").set_value("beam search")
+    at.slider(key="tr_width").set_value(1)
+    at.run()
+    assert not at.exception
+    assert next(m.value for m in at.markdown if m.value.startswith("## ")) == greedy_text
+    assert any("beam search (width 1)" in c.value for c in at.caption)
+    at.radio(key="tr_method").set_value("greedy").run()
+
+
+def test_picking_an_example_translates_it(at):
+    example = at.selectbox(key="tr_example").options[3]
+    at.selectbox(key="tr_example").set_value(example).run()
+    assert not at.exception
+    assert at.text_input(key="tr_text").value == example
+    assert any("reference" in c.value for c in at.caption)
+
+
+def test_unknown_words_get_a_clear_message_instead_of_a_translation(at):
+    at.text_input(key="tr_text").set_value("the astronaut likes the <b>moon</b>").run()
+    assert not at.exception
+    msg = at.error[0].value
+    assert "“astronaut”" in msg and "“moon”" in msg and "Known words" in msg
+    assert not at.get("plotly_chart")
+    at.text_input(key="tr_text").set_value(DEFAULT).run()
+    assert not at.error

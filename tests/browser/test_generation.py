@@ -1,0 +1,56 @@
+"""In a real browser: the decoder page draws its charts, steps through generation, shows the beam
+tree and keeps typed markup inert (the `page` fixture fails on console errors and off-loopback requests)."""
+import pytest
+from playwright.sync_api import expect
+
+from model import checkpoints
+from tests.browser.conftest import shot, wait_for_app
+
+pytestmark = pytest.mark.skipif("course_gpt" not in checkpoints.shipped(),
+                                reason="assets/course_gpt.* not trained: python -m model.train course_gpt")
+
+
+def open_tab(page, name):
+    page.get_by_role("tab", name=name).click()
+    panel = page.locator('[role="tabpanel"]:visible')
+    panel.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
+    return panel
+
+
+def test_generation_page_steps_through_and_draws_the_beam_tree(page, server_url):
+    page.goto(f"{server_url}/generation")
+    wait_for_app(page, timeout=120_000)
+    page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
+    expect(page.get_by_text("Greedy pick")).to_be_visible()
+    shot(page, "generation_next_token")
+
+    panel = open_tab(page, "Generate step by step")
+    panel.locator('[data-testid="stPlotlyChart"] .heatmaplayer image').first.wait_for(timeout=60_000)
+    panel.get_by_role("button", name="◀ back").click()
+    wait_for_app(page)
+    expect(panel.get_by_text("Step 23: the choices")).to_be_visible(timeout=30_000)
+    shot(page, "generation_steps")
+
+    panel = open_tab(page, "Beam search")
+    expect(panel.locator('[data-testid="stPlotlyChart"] .scatterlayer .trace')).not_to_have_count(0)
+    shot(page, "generation_beam")
+
+    box = page.get_by_role("textbox", name="Prompt", exact=True)
+    box.fill('<img src=x onerror="window.__xss=1"> the cafe')
+    box.press("Enter")
+    wait_for_app(page)
+    expect(page.get_by_text("Not in the model's vocabulary")).to_be_visible(timeout=30_000)
+    assert page.evaluate("() => window.__xss === undefined")
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_fill_in_and_objectives_tabs_render(page, server_url):
+    page.goto(f"{server_url}/generation")
+    wait_for_app(page, timeout=120_000)
+    if "coref_encoder" in checkpoints.shipped():
+        open_tab(page, "Fill-in (encoder)")
+        shot(page, "generation_fill")
+    panel = open_tab(page, "Objectives side by side")
+    expect(panel.get_by_text("Decoder loss terms")).to_be_visible()
+    shot(page, "generation_objectives")
+    assert page.locator('[data-testid="stException"]').count() == 0

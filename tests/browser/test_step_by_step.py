@@ -1,0 +1,53 @@
+"""In a real browser: the step-by-step page draws the lecture's matrices with their printed numbers, the
+√d_k curves react to the toggle, and the live tabs draw the shipped model's head (or say none is shipped)."""
+from playwright.sync_api import expect
+
+from model import checkpoints
+from tests.browser.conftest import shot, wait_for_app
+
+HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer'
+
+
+def has_text_model() -> bool:
+    return any(checkpoints.read_meta(n).get("modality", "text") == "text"
+               and checkpoints.read_meta(n)["config"].get("kind") in ("encoder", "decoder")
+               for n in checkpoints.shipped())
+
+
+def open_tab(page, name: str):
+    page.get_by_role("tab", name=name, exact=True).click()
+    wait_for_app(page)
+
+
+def test_step_by_step_lecture_scaling_and_live_tabs(page, server_url):
+    page.goto(server_url)              # a deep link makes the frontend probe /step_by_step/_stcore/* (404s) first
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Step by step").click()
+    page.wait_for_url("**/step_by_step", timeout=30_000)
+    wait_for_app(page, timeout=120_000)
+    page.get_by_role("heading", name="Self-attention, step by step").wait_for()
+
+    if has_text_model():
+        page.locator(HEATMAP).first.wait_for(timeout=60_000)
+        expect(page.get_by_text("Two conventions, one result")).to_be_visible()
+    else:
+        expect(page.get_by_text("No trained text model is shipped").first).to_be_visible()
+    shot(page, "step_by_step_live")
+
+    open_tab(page, "The lecture's example")
+    panel = page.get_by_role("tabpanel", name="The lecture's example")
+    panel.locator(HEATMAP).first.wait_for(timeout=60_000)
+    for printed in ("0.9598", "0.0402", "-1.6272", "1.1811"):        # numbers drawn inside the heatmap cells
+        expect(panel.locator("text.textpoint, g.textpoint text, text").filter(has_text=printed).first).to_be_attached()
+    expect(panel.get_by_text("0.7311").first).to_be_visible()
+    shot(page, "step_by_step_lecture")
+
+    open_tab(page, "Why √d_k")
+    panel = page.get_by_role("tabpanel", name="Why √d_k")
+    panel.locator('[data-testid="stPlotlyChart"] .scatterlayer').first.wait_for(timeout=60_000)
+    before = panel.locator('[data-testid="stMetricValue"]').first.inner_text()
+    panel.get_by_test_id("stCheckbox").get_by_text("No scaling", exact=True).click()
+    wait_for_app(page)
+    expect(panel.locator('[data-testid="stMetricValue"]').first).not_to_have_text(before)
+    shot(page, "step_by_step_scaling")
+    assert page.locator('[data-testid="stException"]').count() == 0

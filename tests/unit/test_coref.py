@@ -1,0 +1,117 @@
+"""Coreference code on tiny random models: the model class, BERT masking that spares pronouns,
+batched head accuracy against a one-text-at-a-time loop, pair accuracy, baselines, resolve()'s JSON."""
+import numpy as np
+import pytest
+import torch
+
+from model import corpus
+from model.coref import baselines, batch_weights, pair_accuracy, ref_hits, resolve
+from model.coref_model import CorefEncoder, coref_config
+from model.inspect import run_text
+from model.recipes import coref_encoder as recipe
+from model.tokenizer import CLS, MASK, PAD, SEP, WordTokenizer
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return recipe.build_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def tiny(tok):
+    torch.manual_seed(0)
+    cfg = coref_config(len(tok), max_len=64).to_dict() | dict(d_model=32, d_ff=64, n_layers=2)
+    return CorefEncoder.from_config(cfg).eval()
+
+
+def test_coref_encoder_is_an_encoder_with_two_heads(tiny, tok):
+    ids = torch.tensor([tok.encode("the cat saw the dog .", add_cls_sep=True).ids])
+    lm, cloze = tiny.forward_both(ids, torch.tensor([0, 0]), torch.tensor([2, 5]))
+    assert lm.shape == (1, ids.shape[1], len(tok)) and cloze.shape == (2, len(tok))
+    with pytest.raises(ValueError, match="encoder"):
+        CorefEncoder(coref_config(10).__class__(**{**coref_config(10).to_dict(), "kind": "decoder"}))
+
+
+def test_padding_does_not_change_the_real_tokens(tiny, tok):
+    short, long = "the cat saw it .", "the restaurant refused to serve me a ham sandwich because it was cold ."
+    alone = batch_weights(tiny, tok, [short], batch_size=1)[0]
+    together = batch_weights(tiny, tok, [short, long], batch_size=2)[0]
+    assert alone.shape == together.shape
+    np.testing.assert_allclose(alone, together, atol=1e-5)
+
+
+def test_masking_spares_pronouns_and_specials_and_masks_about_15_percent(tok):
+    items = recipe._encode(tok, corpus.training_samples(400, seed=1))
+    gen = torch.Generator().manual_seed(0)
+    batch = recipe.collate(items, recipe.pronoun_ids(tok), len(tok), gen, 0.15)
+    ids = torch.where(batch["labels"] != -100, batch["labels"], batch["inputs"])
+    chosen = batch["labels"] != -100
+    assert not chosen[torch.isin(ids, recipe.pronoun_ids(tok))].any()
+    assert not chosen[(ids == PAD) | (ids == CLS) | (ids == SEP)].any()
+    eligible = ~((ids == PAD) | (ids == CLS) | (ids == SEP) | torch.isin(ids, recipe.pronoun_ids(tok)))
+    rate = chosen.sum() / eligible.sum()
+    assert 0.12 < rate < 0.18
+    assert 0.7 < (batch["inputs"][chosen] == MASK).float().mean() < 0.9
+    # cloze targets are the antecedent nouns, sitting at pronoun positions
+    assert torch.isin(batch["inputs"][batch["rows"], batch["cols"]], recipe.pronoun_ids(tok)).all()
+
+
+def test_bucketing_keeps_every_item_once():
+    items = [([0] * n, []) for n in np.random.default_rng(0).integers(3, 40, 500)]
+    batches = recipe.bucket(items, 16, window=4)
+    assert sorted(len(i[0]) for b in batches for i in b) == sorted(len(i[0]) for i in items)
+    assert all(len(b) <= 16 for b in batches)
+
+
+def test_ref_hits_match_one_text_at_a_time(tiny, tok):
+    samples = corpus.eval_samples("val", 4) + corpus.eval_samples("val", 2, passages=True)
+    hits = ref_hits(tiny, tok, samples)
+    expected = []
+    for s in samples:
+        w = run_text(tiny, tok, s.text).weights
+        for r in s.refs:
+            expected.append(w[:, :, r.pronoun_index + 1].argmax(-1) == r.antecedent_index + 1)
+    np.testing.assert_array_equal(hits, np.stack(expected, axis=-1))
+
+
+def _sample(text, pron, ante, pair_id, pair=()):
+    return corpus.Sample(text, (corpus.Ref(pron, ante, "it", "x"),), pair=pair, pair_id=pair_id)
+
+
+def test_pair_accuracy_needs_both_sides_right():
+    samples = [_sample("a", 0, 0, "p1"), _sample("b", 0, 0, "p1"), _sample("c", 0, 0, "p2"),
+               _sample("d", 0, 0, "p2")]
+    assert pair_accuracy(np.array([True, True, True, False]), samples) == 0.5
+    assert pair_accuracy(np.array([True, False, False, True]), samples) == 0.0
+
+
+def test_baselines_pick_first_and_nearest_noun():
+    s1 = corpus.schema_sentence("animal_place", 0, "dog", "road", "a", 0)   # -> dog, the first noun
+    s2 = corpus.schema_sentence("animal_place", 0, "dog", "road", "b", 0)   # -> road, the nearest noun
+    assert baselines([s1, s1, s2]) == {"baseline_first_noun": 2 / 3, "baseline_nearest_noun": 1 / 3}
+
+
+def test_resolve_reports_every_pronoun_with_its_argmax(tiny, tok):
+    text = "The cafe lost the Zorblax because it was closed. Their staff was kind."
+    out = resolve(tiny, tok, text, (1, 2), top_k=4)
+    assert out["tokens"][0] == "[CLS]" and out["tokens"][-1] == "[SEP]"
+    assert [p["token"] for p in out["pronouns"]] == ["it", "their"]
+    w = batch_weights(tiny, tok, [text])[0]
+    for p in out["pronouns"]:
+        assert out["tokens"][p["index"]] == p["token"] and p["head"] == [1, 2]
+        row = w[1, 2, p["index"]]
+        assert p["antecedent_index"] == int(row.argmax())
+        assert p["antecedent"] == out["tokens"][p["antecedent_index"]]
+        weights = [v for _, v in p["top"]]
+        assert len(p["top"]) == 4 and weights == sorted(weights, reverse=True)
+        assert p["top"][0] == [p["antecedent"], round(float(row.max()), 4)]
+
+
+def test_unknown_words_are_flagged_not_dropped(tok):
+    enc = tok.encode("The zorblax ate the raccoon.", add_cls_sep=True)
+    assert enc.tokens[2] == "zorblax" and enc.unknown[2]
+    assert sum(enc.unknown) == 1
+
+
+def test_tokenizer_roundtrips_through_meta(tok):
+    assert WordTokenizer.from_dict(tok.to_dict()).vocab == tok.vocab

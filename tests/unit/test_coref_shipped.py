@@ -1,0 +1,86 @@
+"""Claims about the shipped coref_encoder: the issue's bars on held-out data, the head chosen on
+validation, the textbook paragraph resolved, the CLI's JSON contract."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from model import checkpoints, corpus
+from model.coref import resolve
+from model.recipes import coref_encoder as recipe
+from model.tokenizer import WordTokenizer
+from model.transformer import Transformer
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    model, meta = checkpoints.load("coref_encoder")
+    return model, meta, WordTokenizer.from_dict(meta["tokenizer"])
+
+
+@pytest.fixture(scope="module")
+def metrics():
+    return recipe.evaluate()
+
+
+def test_shipped_model_is_a_transformer_encoder_with_the_recipe_size(shipped):
+    model, meta, tok = shipped
+    assert isinstance(model, Transformer) and model.config.kind == "encoder"
+    c = model.config
+    assert (c.n_layers, c.n_heads, c.d_model, c.d_ff, c.pos_encoding, c.norm) == (4, 4, 128, 512, "learned", "post")
+    assert model.lm_head.out_features == len(tok) and meta["modality"] == "text"
+
+
+def test_evaluation_meets_the_bars(metrics):
+    assert metrics["coref_acc_heldout_pairs"] >= 0.95
+    assert metrics["coref_acc_heldout_frames"] >= 0.95
+    assert metrics["coref_pair_acc_heldout"] >= 0.90
+    assert metrics["coref_acc_heldout_pairs"] > metrics["baseline_nearest_noun"] + 0.3
+    assert metrics["coref_acc_heldout_pairs"] > metrics["baseline_first_noun"] + 0.3
+    assert metrics["mlm_acc"] > 0.5
+
+
+def test_evaluation_reproduces_the_numbers_recorded_at_training(shipped, metrics):
+    recorded = shipped[1]["metrics"]
+    for key, value in metrics.items():
+        assert recorded[key] == pytest.approx(value, abs=1e-6), key
+
+
+def test_head_is_chosen_on_validation(shipped, metrics):
+    model, meta, tok = shipped
+    assert recipe.choose_head(model, tok) == meta["coref_head"] == metrics["coref_head"]
+
+
+def test_paragraph_it_they_their_point_at_restaurant(shipped):
+    model, meta, tok = shipped
+    out = resolve(model, tok, corpus.PARAGRAPH, tuple(meta["coref_head"]))
+    assert [(p["token"], p["antecedent"]) for p in out["pronouns"]] == [
+        ("it", "restaurant"), ("they", "restaurant"), ("their", "restaurant")]
+
+
+@pytest.mark.parametrize("title,a,b,pronoun,ante_a,ante_b", corpus.MINIMAL_PAIRS)
+def test_classic_minimal_pairs_flip(shipped, title, a, b, pronoun, ante_a, ante_b):
+    model, meta, tok = shipped
+    head = tuple(meta["coref_head"])
+    got = [resolve(model, tok, t, head)["pronouns"][0]["antecedent"] for t in (a, b)]
+    assert got == [ante_a, ante_b]
+
+
+def test_cli_prints_the_json_contract():
+    text = "The dog didn't cross the road because it was too tired."
+    out = subprocess.run([sys.executable, "-m", "model.coref", text, "--json"], capture_output=True, text=True,
+                         check=True, timeout=120)
+    data = json.loads(out.stdout)
+    assert set(data) == {"tokens", "pronouns"} and data["tokens"][0] == "[CLS]"
+    (p,) = data["pronouns"]
+    assert set(p) == {"index", "token", "head", "antecedent", "antecedent_index", "top"}
+    assert p["token"] == "it" and data["tokens"][p["index"]] == "it"
+    assert p["antecedent"] == "dog" and data["tokens"][p["antecedent_index"]] == "dog"
+    assert p["top"][0][0] == "dog" and 0 < p["top"][0][1] <= 1
+
+
+def test_cli_refuses_a_head_outside_the_model():
+    out = subprocess.run([sys.executable, "-m", "model.coref", "it", "--head", "9", "0"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode != 0 and "outside" in out.stderr

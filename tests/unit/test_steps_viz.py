@@ -1,0 +1,54 @@
+"""viz.steps: rounded numbers in the cells, exact values on hover, −∞ handled, the saturation curves."""
+import numpy as np
+
+from viz.steps import exact, plot_matrix, plot_saturation, plot_softmax_bars, plot_trace
+
+
+def test_matrix_cells_are_rounded_and_hover_holds_the_exact_float():
+    m = np.array([[0.123456789, -2.0], [1 / 3, 5.5]])
+    trace = plot_matrix(m, row_labels=["a", "<b>"], title="t").data[0]
+    assert trace.text[0].tolist() == ["0.1235", "-2.0000"]
+    assert float(trace.customdata[1][0]) == 1 / 3 and trace.customdata[1][0] == repr(1 / 3)
+    assert "%{customdata}" in trace.hovertemplate
+    assert list(trace.y) == ["a ·0", "&lt;b&gt; ·1"]          # token labels escaped and numbered
+    assert list(trace.x) == ["d0", "d1"]
+
+
+def test_masked_scores_are_blank_cells_written_minus_infinity():
+    m = np.array([[1.0, -np.inf], [0.5, 0.25]])
+    trace = plot_matrix(m).data[0]
+    assert np.isnan(trace.z[0][1]) and trace.text[0][1] == "−∞" and trace.customdata[0][1] == "−∞"
+    assert exact(float("inf")) == "+∞"
+
+
+def test_weights_use_a_fixed_zero_to_one_scale_and_big_matrices_skip_cell_text():
+    w = plot_matrix(np.full((3, 3), 1 / 3), weights=True).data[0]
+    assert (w.zmin, w.zmax) == (0.0, 1.0)
+    big = plot_matrix(np.zeros((30, 30))).data[0]
+    assert big.text is None and big.customdata.shape == (30, 30)
+
+
+def test_head_dividers_are_drawn_between_column_groups():
+    fig = plot_matrix(np.zeros((2, 12)), col_groups=4)
+    assert [s.x0 for s in fig.layout.shapes] == [3.5, 7.5]
+
+
+def test_trace_figure_has_norm_mean_and_variance_panels():
+    fig = plot_trace(["x", "LN"], [2.0, 5.6], [0.1, 0.0], [0.3, 1.0])
+    assert len(fig.data) == 3
+    assert list(fig.data[0].x) == [2.0, 5.6] and list(fig.data[2].text) == ["0.3000", "1.0000"]
+
+
+def test_saturation_figure_draws_scaled_and_unscaled_or_just_one():
+    d = np.array([1, 4, 16])
+    args = (d, [0.3, 0.3, 0.3], [0.3, 0.5, 0.8], [0.3, 0.3, 0.3], [0.3, 0.2, 0.1])
+    both = plot_saturation(*args, current=4)
+    assert len(both.data) == 4 and {t.name for t in both.data} == {"scaled: QKᵀ/√d_k", "no scaling: QKᵀ"}
+    assert both.layout.xaxis.type == "log" and len(both.layout.shapes) == 2
+    only = plot_saturation(*args, show_scaled=False)
+    assert len(only.data) == 2 and list(only.data[0].y) == [0.3, 0.5, 0.8]
+
+
+def test_softmax_bars_show_each_key_weight():
+    fig = plot_softmax_bars({"scaled": [0.7311, 0.2689]})
+    assert list(fig.data[0].x) == ["k1", "k2"] and list(fig.data[0].text) == ["0.7311", "0.2689"]

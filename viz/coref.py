@@ -1,0 +1,101 @@
+"""Coreference pictures: arrows from a pronoun over the text, heads ranked by accuracy, and the
+difference of two sentences' attention (a minimal pair). numpy + labels in, Plotly figures out."""
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .theme import DIVERGING_SCALE, style
+
+ARROW_COLOUR = "#d62728"
+
+
+def _layout_tokens(tokens: list[str], per_line: int, char_w: float = 0.62) -> tuple[np.ndarray, np.ndarray]:
+    """x, y centres of tokens written left to right, wrapped after ~per_line characters' width."""
+    xs, ys, x, line = [], [], 0.0, 0
+    for t in tokens:
+        w = max(2, len(t)) * char_w + 1.2
+        if x > 0 and x + w > per_line:
+            x, line = 0.0, line + 1
+        xs.append(x + w / 2)
+        ys.append(-line * 3.0)
+        x += w
+    return np.array(xs), np.array(ys)
+
+
+def plot_arrows(tokens: list[str], source: int, weights: np.ndarray, *, unknown=None, min_weight: float = 0.03,
+                title: str | None = None, per_line: float = 70.0) -> go.Figure:
+    """Arcs from tokens[source] to every token it attends to with weight >= min_weight; arc width and
+    opacity grow with the weight, the strongest target is outlined. weights: (N,) one attention row."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (len(tokens),):
+        raise ValueError(f"weights has shape {w.shape}; expected ({len(tokens)},)")
+    xs, ys = _layout_tokens(tokens, per_line)
+    best = int(w.argmax())
+    unknown = list(unknown) if unknown is not None else [False] * len(tokens)
+    fig = go.Figure()
+    for j in np.argsort(w):                       # strongest drawn last, on top
+        if w[j] < min_weight or j == source:
+            continue
+        x0, y0, x1, y1 = xs[source], ys[source] + 0.5, xs[j], ys[j] + 0.5
+        lift = 1.2 + 0.08 * abs(x1 - x0) + abs(y1 - y0) * 0.3
+        cx, cy = (x0 + x1) / 2, max(y0, y1) + lift
+        t = np.linspace(0, 1, 30)
+        px = (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t ** 2 * x1
+        py = (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t ** 2 * y1
+        fig.add_trace(go.Scatter(x=px, y=py, mode="lines", hoverinfo="skip", showlegend=False,
+                                 line=dict(color=ARROW_COLOUR, width=1 + 9 * w[j]), opacity=0.25 + 0.75 * w[j]))
+        fig.add_trace(go.Scatter(x=[x1], y=[y1 + 0.35], mode="markers", hoverinfo="skip", showlegend=False,
+                                 marker=dict(symbol="triangle-down", size=8 + 10 * w[j], color=ARROW_COLOUR,
+                                             opacity=0.25 + 0.75 * w[j])))
+    colours = ["#ffffff"] * len(tokens)
+    colours[source] = "#fde0dd"
+    colours[best] = "#c6dbef" if best != source else colours[best]
+    labels = [html.escape(t, quote=False) + ("?" if u else "") for t, u in zip(tokens, unknown)]
+    hover = [f"{lab} ·{i}<br>weight {w[i]:.4f}" + ("<br>not in the vocabulary" if unknown[i] else "")
+             for i, lab in enumerate(labels)]
+    fig.add_trace(go.Scatter(
+        x=xs, y=ys, mode="markers+text", text=labels, textposition="middle center", hovertext=hover,
+        hoverinfo="text", showlegend=False, textfont=dict(size=17, color=["#b2182b" if u else "#111" for u in unknown]),
+        marker=dict(symbol="square", size=[max(2, len(t)) * 11 + 8 for t in tokens], color=colours,
+                    line=dict(color=["#d62728" if i == source else "#2171b5" if i == best else "#ddd"
+                                     for i in range(len(tokens))], width=2))))
+    fig.update_xaxes(visible=False, range=[-1, max(per_line, float(xs.max()) + 4)])
+    fig.update_yaxes(visible=False, range=[float(ys.min()) - 2, 6.5], scaleanchor=None)
+    n_lines = int(round(-ys.min() / 3.0)) + 1
+    return style(fig, title, 150 + 95 * n_lines)
+
+
+def plot_head_ranking(accuracy: np.ndarray, *, chosen: tuple[int, int] | None = None,
+                      baselines: dict[str, float] | None = None, title: str | None = None) -> go.Figure:
+    """accuracy: (L, H) in [0, 1]. Horizontal bars, best head on top; chosen head highlighted; baselines
+    drawn as dashed vertical lines."""
+    acc = np.asarray(accuracy, dtype=np.float64)
+    L, H = acc.shape
+    order = np.argsort(-acc.ravel(), kind="stable")
+    names = [f"L{i // H} H{i % H}" for i in order]
+    colours = ["#d62728" if chosen is not None and (i // H, i % H) == tuple(chosen) else "#6baed6" for i in order]
+    fig = go.Figure(go.Bar(x=acc.ravel()[order], y=names, orientation="h", marker_color=colours,
+                           text=[f"{v:.1%}" for v in acc.ravel()[order]], textposition="outside",
+                           hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
+    for k, (name, value) in enumerate((baselines or {}).items()):
+        fig.add_vline(x=value, line_dash="dash", line_color="#555",
+                      annotation_text=f"{name} {value:.0%}", annotation_position="top" if k % 2 == 0 else "bottom")
+    fig.update_yaxes(autorange="reversed", title="head (layer, head)")
+    fig.update_xaxes(range=[0, 1.12], title="argmax accuracy at the pronoun", tickformat=".0%")
+    return style(fig, title, 120 + 24 * L * H)
+
+
+def plot_pair_difference(diff: np.ndarray, *, tokens: list[str], row_labels: list[str],
+                         title: str | None = None) -> go.Figure:
+    """diff: (rows, N) attention of sentence A minus sentence B at the pronoun, one row per head,
+    on the N tokens both sentences share. Diverging colours centred on 0."""
+    d = np.asarray(diff, dtype=np.float64)
+    xs = [f"{html.escape(t, quote=False)} ·{i}" for i, t in enumerate(tokens)]
+    lim = max(1e-6, float(np.abs(d).max()))
+    fig = go.Figure(go.Heatmap(z=d, x=xs, y=row_labels, zmin=-lim, zmax=lim, colorscale=DIVERGING_SCALE,
+                               colorbar=dict(title="A − B"),
+                               hovertemplate="%{y} · %{x}<br>A − B: %{z:+.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title="head")
+    fig.update_xaxes(title="token", tickangle=-60)
+    return style(fig, title, max(280, 26 * d.shape[0] + 150))

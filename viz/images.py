@@ -1,0 +1,176 @@
+"""Pictures for attention over image patches: the image with its numbered patch grid, the patch
+sequence the model reads, attention from one token laid back onto the pixels (a spotlight: patches the
+token ignores are veiled), all heads at once, class probabilities, and Swin's windows.
+Inputs are numpy: images (h, w) or (h, w, 3) in [0, 1]; per-patch values (N,) in row-major patch order."""
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from .theme import FONT, HEAD_COLOURS, style
+
+VEIL = [[0.0, "rgba(15, 20, 35, 0.82)"], [1.0, "rgba(15, 20, 35, 0.0)"]]   # low weight -> dark, high -> clear
+
+
+def patch_upsample(values: np.ndarray, grid: tuple[int, int], patch_size: int) -> np.ndarray:
+    """(N,) per-patch values -> (gh·P, gw·P): patch i's value on exactly its P × P pixels."""
+    gh, gw = grid
+    v = np.asarray(values, dtype=np.float64)
+    if v.shape != (gh * gw,):
+        raise ValueError(f"{v.shape} values for a {gh}×{gw} grid")
+    return np.kron(v.reshape(gh, gw), np.ones((patch_size, patch_size)))
+
+
+def _rgb(image: np.ndarray) -> np.ndarray:
+    a = np.clip(np.asarray(image, dtype=np.float64), 0, 1)
+    if a.ndim == 2:
+        a = np.repeat(a[..., None], 3, axis=2)
+    return (a * 255).round().astype(np.uint8)                       # (h, w, 3)
+
+
+def _image_trace(image: np.ndarray) -> go.Image:
+    return go.Image(z=_rgb(image), hoverinfo="skip")
+
+
+def _square_axes(fig: go.Figure, row=None, col=None):
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed",
+                     scaleanchor="x", row=row, col=col)
+
+
+def _overlay_trace(values, grid, patch_size, zmax, name="weight", showscale=False) -> go.Heatmap:
+    z = patch_upsample(values, grid, patch_size)
+    ids = patch_upsample(np.arange(grid[0] * grid[1]), grid, patch_size).astype(int)
+    return go.Heatmap(z=z, customdata=ids, zmin=0.0, zmax=zmax, colorscale=VEIL, showscale=showscale,
+                      hovertemplate=f"patch p%{{customdata}}<br>{name}: %{{z:.4f}}<extra></extra>",
+                      colorbar=dict(title=name, thickness=12))
+
+
+def plot_image(image: np.ndarray, *, title: str | None = None, height: int = 260,
+               signed: bool = False) -> go.Figure:
+    """A small picture. signed=True draws a (h, w) array of any sign (a normalised image) with a
+    diverging scale and its values on hover; otherwise RGB/grey in [0, 1]."""
+    a = np.asarray(image, dtype=np.float64)
+    if signed:
+        g = a if a.ndim == 2 else a.mean(axis=2)
+        lim = float(np.abs(g).max()) or 1.0
+        fig = go.Figure(go.Heatmap(z=g, zmin=-lim, zmax=lim, colorscale="RdBu_r", colorbar=dict(thickness=10),
+                                   hovertemplate="row %{y}, col %{x}<br>value %{z:.3f}<extra></extra>"))
+    else:
+        fig = go.Figure(_image_trace(a))
+    _square_axes(fig)
+    return style(fig, title, height)
+
+
+def plot_patch_grid(image: np.ndarray, grid: tuple[int, int], patch_size: int, *, title: str | None = None,
+                    highlight=None, height: int = 420) -> go.Figure:
+    """The image with patch borders and each patch's number (p0 top-left, row by row).
+    highlight: optional (N,) bool patches drawn with a thick outline."""
+    gh, gw = grid
+    p = patch_size
+    fig = go.Figure(_image_trace(image))
+    for r in range(gh + 1):
+        fig.add_shape(type="line", x0=-0.5, x1=gw * p - 0.5, y0=r * p - 0.5, y1=r * p - 0.5,
+                      line=dict(color="rgba(255,255,255,0.9)", width=1))
+    for c in range(gw + 1):
+        fig.add_shape(type="line", y0=-0.5, y1=gh * p - 0.5, x0=c * p - 0.5, x1=c * p - 0.5,
+                      line=dict(color="rgba(255,255,255,0.9)", width=1))
+    for i in range(gh * gw):
+        r, c = divmod(i, gw)
+        fig.add_annotation(x=c * p + (p - 1) / 2, y=r * p + (p - 1) / 2, text=f"p{i}", showarrow=False,
+                           font=dict(size=11, color="white"), bgcolor="rgba(0,0,0,0.45)", borderpad=1)
+        if highlight is not None and highlight[i]:
+            fig.add_shape(type="rect", x0=c * p - 0.5, x1=(c + 1) * p - 0.5, y0=r * p - 0.5, y1=(r + 1) * p - 0.5,
+                          line=dict(color="#ffbf00", width=3))
+    _square_axes(fig)
+    return style(fig, title, height)
+
+
+def plot_patch_sequence(patches: np.ndarray, *, height: int = 150) -> go.Figure:
+    """The sequence the model reads: <cls> then p0, p1, .. as little tiles in one row.
+    patches: (N, P, P) or (N, P, P, 3) in [0, 1]."""
+    a = np.asarray(patches, dtype=np.float64)
+    if a.ndim == 3:
+        a = np.repeat(a[..., None], 3, axis=3)
+    n, p = a.shape[0], a.shape[1]
+    gap = max(1, p // 4)
+    strip = np.ones((p, (n + 1) * (p + gap) - gap, 3))
+    strip[:, :p] = (0.98, 0.75, 0.2)                                    # <cls>: a learned vector, no pixels
+    for i in range(n):
+        x0 = (i + 1) * (p + gap)
+        strip[:, x0:x0 + p] = np.clip(a[i], 0, 1)
+    fig = go.Figure(_image_trace(strip))
+    centres = [(p - 1) / 2 + k * (p + gap) for k in range(n + 1)]
+    labels = ["<cls>"] + [f"p{i}" for i in range(n)]
+    fig.update_xaxes(tickvals=centres, ticktext=labels, tickangle=-90, showgrid=False, tickfont=dict(size=10))
+    fig.update_yaxes(showticklabels=False, showgrid=False, autorange="reversed")
+    return style(fig, None, height)
+
+
+def plot_overlay(image: np.ndarray, values: np.ndarray, grid: tuple[int, int], patch_size: int, *,
+                 title: str | None = None, name: str = "weight", height: int = 420) -> go.Figure:
+    """Attention (or rollout) on each patch, laid over the image: bright = attended, veiled = ignored.
+    values: (N,); the colour runs from 0 to the largest value, hover shows the exact value."""
+    v = np.asarray(values, dtype=np.float64)
+    fig = go.Figure([_image_trace(image), _overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name, True)])
+    _square_axes(fig)
+    return style(fig, title, height)
+
+
+def plot_head_grid(image: np.ndarray, rows: np.ndarray, grid: tuple[int, int], patch_size: int, *,
+                   title: str | None = None, name: str = "weight", titles: list[str] | None = None,
+                   cell_height: int = 190) -> go.Figure:
+    """Every layer (rows) × head (columns) at once. rows: (L, H, N) the attention of one token.
+    titles: one per panel, row by row (default "L<layer> · H<head>")."""
+    L, H, _ = rows.shape
+    titles = titles or [f"L{layer} · H{h}" for layer in range(L) for h in range(H)]
+    fig = make_subplots(rows=L, cols=H, horizontal_spacing=0.01, vertical_spacing=0.06 if L > 1 else 0.0,
+                        subplot_titles=titles)
+    for layer in range(L):
+        for h in range(H):
+            v = rows[layer, h]
+            fig.add_trace(_image_trace(image), row=layer + 1, col=h + 1)
+            fig.add_trace(_overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name), row=layer + 1,
+                          col=h + 1)
+    for k in range(1, L * H + 1):
+        fig.layout[f"yaxis{'' if k == 1 else k}"].update(scaleanchor=f"x{'' if k == 1 else k}")
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed")
+    fig.update_annotations(font=dict(size=12))
+    return style(fig, title, cell_height * L + 60)
+
+
+def plot_probs(probs: np.ndarray, classes: list[str], *, title: str | None = None) -> go.Figure:
+    """Horizontal bars of class probabilities, the top class highlighted."""
+    p = np.asarray(probs, dtype=np.float64)
+    top = int(p.argmax())
+    colours = [HEAD_COLOURS[0] if i == top else "#b8c4d6" for i in range(len(p))]
+    fig = go.Figure(go.Bar(x=p, y=[str(c) for c in classes], orientation="h", marker_color=colours,
+                           text=[f"{v:.1%}" for v in p], textposition="outside",
+                           hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
+    fig.update_xaxes(range=[0, 1.15], tickformat=".0%", title="probability")
+    fig.update_yaxes(autorange="reversed")
+    return style(fig, title, 60 + 32 * len(p))
+
+
+def plot_windows(ids: np.ndarray, *, title: str | None = None, picked: int | None = None,
+                 height: int = 320) -> go.Figure:
+    """Window partition of the patch grid. ids: (gh, gw) window number of each patch; cells show the
+    patch number; picked: a patch whose window is outlined."""
+    gh, gw = ids.shape
+    n_win = int(ids.max()) + 1
+    palette = HEAD_COLOURS * (n_win // len(HEAD_COLOURS) + 1)
+    scale = [[k / max(n_win - 1, 1), palette[k]] for k in range(n_win)] if n_win > 1 else [[0, palette[0]],
+                                                                                         [1, palette[0]]]
+    numbers = np.arange(gh * gw).reshape(gh, gw)
+    fig = go.Figure(go.Heatmap(z=ids, zmin=0, zmax=max(n_win - 1, 1), colorscale=scale, showscale=False,
+                               customdata=numbers, text=[[f"p{v}" for v in row] for row in numbers],
+                               texttemplate="%{text}", textfont=dict(size=FONT["size"] - 2, color="white"),
+                               xgap=2, ygap=2, hovertemplate="patch p%{customdata}<br>window %{z}<extra></extra>"))
+    if picked is not None:
+        r, c = divmod(picked, gw)
+        same = np.argwhere(ids == ids[r, c])
+        (r0, c0), (r1, c1) = same.min(0), same.max(0)
+        fig.add_shape(type="rect", x0=c0 - 0.5, x1=c1 + 0.5, y0=r0 - 0.5, y1=r1 + 0.5,
+                      line=dict(color="black", width=4))
+    _square_axes(fig)
+    return style(fig, title, height)

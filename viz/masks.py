@@ -1,0 +1,109 @@
+"""Figures of the mask lab: a mask, two masks' difference, the reach of k layers, allowed pairs and
+measured cost against N. numpy and plain values in, Plotly figures out."""
+import numpy as np
+import plotly.graph_objects as go
+
+from .heatmap import safe_labels
+from .theme import HEAD_COLOURS, style
+
+ALLOWED, BLOCKED = "#1f4e99", "#f1f3f6"
+DIFF_COLOURS = (BLOCKED, "#d62728", "#2ca02c", "#9bb3d9")    # neither, only A, only B, both
+DIFF_NAMES = ("neither", "only A", "only B", "both")
+
+
+def _axis_labels(n: int, labels):
+    return safe_labels(labels) if labels is not None else list(range(n))
+
+
+def _grid(fig: go.Figure, n: int, height: int | None):
+    fig.update_yaxes(autorange="reversed", title="query i", scaleanchor="x", constrain="domain")
+    fig.update_xaxes(title="key j", constrain="domain", tickangle=-60 if n <= 64 else 0)
+    return fig.update_layout(height=height or max(320, min(620, 12 * n + 160)))
+
+
+def plot_mask(mask: np.ndarray, *, title: str | None = None, labels=None, height: int | None = None) -> go.Figure:
+    """mask: (N, N) bool, True = may attend; dark cells are allowed. Hover: query, key, 1 = may attend."""
+    m = np.asarray(mask, dtype=np.uint8)
+    axis = _axis_labels(len(m), labels)
+    fig = go.Figure(go.Heatmap(z=m, x=axis, y=axis, zmin=0, zmax=1, colorscale=[[0, BLOCKED], [1, ALLOWED]],
+                               showscale=False, xgap=1 if len(m) <= 48 else 0, ygap=1 if len(m) <= 48 else 0,
+                               hovertemplate="query %{y} → key %{x}: %{z} (1 = may attend)<extra></extra>"))
+    return style(_grid(fig, len(m), height), title)
+
+
+def difference_codes(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(N, N) uint8: 0 neither, 1 only in a, 2 only in b, 3 in both."""
+    a, b = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    return (a & ~b) * 1 + (b & ~a) * 2 + (a & b) * 3
+
+
+def plot_mask_difference(a: np.ndarray, b: np.ndarray, *, title: str | None = None, labels=None,
+                         height: int | None = None) -> go.Figure:
+    """Where two (N, N) masks agree and differ, in four colours with a labelled colour bar."""
+    z = difference_codes(a, b).astype(np.uint8)
+    scale = []
+    for k, c in enumerate(DIFF_COLOURS):                              # four flat bands over 0..3
+        scale += [[k / 4, c], [(k + 1) / 4, c]]
+    axis = _axis_labels(len(z), labels)
+    fig = go.Figure(go.Heatmap(
+        z=z, x=axis, y=axis, zmin=-0.5, zmax=3.5, colorscale=scale,
+        colorbar=dict(tickvals=[0, 1, 2, 3], ticktext=list(DIFF_NAMES), thickness=14),
+        hovertemplate="query %{y} → key %{x}: %{z} (0 neither, 1 only A, 2 only B, 3 both)<extra></extra>"))
+    return style(_grid(fig, len(z), height), title)
+
+
+def plot_reach(reach: np.ndarray, *, title: str | None = None, height: int | None = None) -> go.Figure:
+    """reach: (N, N) bool after k layers; a dark cell [i, j]: input j can influence output i."""
+    return plot_mask(reach, title=title, height=height)
+
+
+def plot_coverage(fractions, *, title: str | None = None, everything_at: int | None = None) -> go.Figure:
+    """fractions[k-1]: share of the N² pairs reached after k layers, k = 1..K (a line per pattern: dict)."""
+    series = fractions if isinstance(fractions, dict) else {"pattern": fractions}
+    fig = go.Figure()
+    for c, (name, ys) in enumerate(series.items()):
+        ks = list(range(1, len(ys) + 1))
+        fig.add_scatter(x=ks, y=ys, mode="lines+markers", name=str(name), line=dict(color=HEAD_COLOURS[c % 12]),
+                        hovertemplate="after %{x} layers: %{y:.1%} of pairs<extra>%{fullData.name}</extra>")
+    if everything_at:
+        fig.add_vline(x=everything_at, line_dash="dot", annotation_text=f"all connected at {everything_at}")
+    fig.update_xaxes(title="layers k", dtick=1 if len(next(iter(series.values()))) <= 16 else None)
+    fig.update_yaxes(title="pairs reached", tickformat=".0%", range=[0, 1.05])
+    return style(fig, title, 320)
+
+
+def plot_pairs_growth(sizes, counts: dict, *, title: str | None = None) -> go.Figure:
+    """Allowed pairs against N on log-log axes, one line per pattern; counts: name -> list per size."""
+    fig = go.Figure()
+    for c, (name, ys) in enumerate(counts.items()):
+        fig.add_scatter(x=list(sizes), y=list(ys), mode="lines+markers", name=name,
+                        line=dict(color=HEAD_COLOURS[c % 12]),
+                        hovertemplate="N = %{x:,}: %{y:,} pairs<extra>%{fullData.name}</extra>")
+    fig.update_xaxes(type="log", title="sequence length N")
+    fig.update_yaxes(type="log", title="allowed (query, key) pairs")
+    return style(fig, title, 420)
+
+
+def plot_cost(rows: list[dict], value: str, *, title: str | None = None, names: dict | None = None) -> go.Figure:
+    """Measured cost against N, one line per method. rows: {"method", "n", value}; value "time_ms" or "peak_mib"."""
+    unit = {"time_ms": "time (ms)", "peak_mib": "peak extra memory (MiB)"}.get(value, value)
+    fig = go.Figure()
+    methods = list(dict.fromkeys(r["method"] for r in rows if value in r))
+    for c, m in enumerate(methods):
+        pts = sorted((r["n"], r[value]) for r in rows if r.get("method") == m and value in r)
+        fig.add_scatter(x=[p[0] for p in pts], y=[max(p[1], 1e-3) for p in pts], mode="lines+markers",
+                        name=(names or {}).get(m, m), line=dict(color=HEAD_COLOURS[c % 12]),
+                        hovertemplate="N = %{x:,}: %{y:,.2f}<extra>%{fullData.name}</extra>")
+    fig.update_xaxes(type="log", title="sequence length N")
+    fig.update_yaxes(type="log", title=unit)
+    return style(fig, title, 380)
+
+
+def plot_output_change(tokens, change: np.ndarray, *, title: str | None = None) -> go.Figure:
+    """change: (N,) relative change of each token's final hidden state, ‖h_mask − h_full‖ / ‖h_full‖."""
+    labels = safe_labels(tokens)
+    fig = go.Figure(go.Bar(x=labels, y=np.asarray(change, dtype=float), marker_color=HEAD_COLOURS[1],
+                           hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
+    fig.update_xaxes(title="token", tickangle=-60)
+    fig.update_yaxes(title="relative change", tickformat=".0%")
+    return style(fig, title, 320)
