@@ -1,6 +1,7 @@
 """The only home of Streamlit caching and of the shared sidebar. Models are resources (loaded once
 per process and device, never mutated), runs are data (bounded caches of plain numpy results)."""
 import html
+import sys
 import threading
 
 import streamlit as st
@@ -22,6 +23,7 @@ def load_model(name: str, device: str = "cpu"):
     """(model, meta) for a shipped model on a device; shared by every session, never mutated."""
     with _load_lock:
         LOAD_COUNT["n"] += 1
+        print(f"[attention-lab] loading model {name} on {device}", file=sys.stderr, flush=True)
         return checkpoints.load(name, device=device)
 
 
@@ -38,6 +40,24 @@ def shipped_meta() -> dict[str, dict]:
             out[name] = checkpoints.read_meta(name)
         except CheckpointError:
             continue
+    return out
+
+
+def broken_models() -> dict[str, str]:
+    """name -> why, for shipped models (those with a training recipe) that cannot be read: a missing
+    weights or config file, or a config that is not valid. Loading reports truncated weights."""
+    from model import recipes
+    out = {}
+    for name in recipes.names():
+        weights, config = (checkpoints.ASSETS / f"{name}{ext}" for ext in (".safetensors", ".json"))
+        if weights.is_file() != config.is_file():
+            missing = config if weights.is_file() else weights
+            out[name] = f"{missing.name} is missing; rebuild it with `{checkpoints.retrain_hint(name)}`."
+        elif config.is_file():
+            try:
+                checkpoints.read_meta(name)
+            except CheckpointError as e:
+                out[name] = str(e)
     return out
 
 
@@ -71,6 +91,8 @@ def sidebar():
                          help="The shipped, trained model the text pages run.")
         else:
             st.warning("No shipped text model was found in assets/.")
+        for name, why in broken_models().items():
+            st.error(f"Model **{html.escape(name)}** is unavailable: {html.escape(why)}")
         st.selectbox("Device", devices.CHOICES, key="device",
                      help="auto picks a GPU when there is one; an absent device falls back to CPU.")
         st.caption(f"torch {torch.__version__} · running on **{device()}**")
@@ -280,3 +302,31 @@ def run_image(name: str, x, device: str = "cpu"):
     from model.vit import run_image as run
     model, meta = load_model(name, device)
     return run(model, x, meta["preprocess"]["classes"])
+
+
+# ---- masks & sparse attention ----
+@st.cache_data(max_entries=32, show_spinner="Running the model under the mask and with full attention…")
+def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, causal: bool = False):
+    """(AttentionRun under the pattern, AttentionRun with full attention, mask (N, N) bool) of a shipped text
+    model; decoders keep the causal mask in both. params: sorted (name, value) pairs. ValueError if the pattern
+    does not fit the text (not cached)."""
+    import numpy as np
+
+    from model import masks
+    from model.inspect import run_text
+    model, _ = load_model(name, device)
+    tok = load_tokenizer(name)
+    encoder = model.config.kind == "encoder"
+    n = min(len(tok.encode(text, add_cls_sep=encoder).ids), model.config.max_len)
+    base = np.ones((n, n), dtype=bool) if encoder else masks.causal(n)
+    mask = masks.build(pattern, n, causal or not encoder, **dict(params)) & base
+    full = run_text(model, tok, text, add_cls_sep=encoder, mask=base)
+    return run_text(model, tok, text, add_cls_sep=encoder, mask=mask), full, mask
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def mask_coverage(pattern: str, n: int, params: tuple, causal: bool, max_layers: int):
+    """(mask (n, n) bool, Connectivity, [share of pairs reached after k layers, k = 1..max_layers])."""
+    from model import masks
+    m = masks.build(pattern, n, causal, **dict(params))
+    return m, masks.layers_to_connect(m), masks.coverage(m, max_layers)

@@ -181,9 +181,12 @@ bc = st.columns(2)
 for col, key in zip(bc, ("vit_scenes", "swin_scenes")):
     r = runs[key]
     pr = r.extra["probs"]
-    col.markdown(f"**{MODELS[key]}** answers **{r.extra['classes'][int(pr.argmax())]}** ({pr.max():.1%}); "
-                 f"test accuracy {metas[key]['metrics']['test_acc']:.1%}, last-layer <cls> attention on the "
-                 f"red shape {metas[key]['metrics']['cls_attention_on_objects']:.1%}.")
+    mm = metas[key]["metrics"]
+    col.markdown(f"**{MODELS[key]}** answers **{r.extra['classes'][int(pr.argmax())]}** ({pr.max():.1%}). "
+                 f"On {mm['test_n']:,} test scenes: accuracy {mm['test_acc']:.1%}; share of <cls> attention on "
+                 f"the red shape {mm['cls_attention_on_objects']:.1%} (all layers and heads), "
+                 f"{mm['cls_attention_on_objects_layer0']:.1%} in layer 0, against "
+                 f"{mm['cls_attention_on_objects_uniform']:.1%} for uniform attention.")
     col.plotly_chart(vimg.plot_overlay(shown, r.weights[layer, :, qi, 1:].mean(0), grid, p,
                                        title=f"{key}: layer {layer}, mean of heads", height=360), key=f"cmp_{key}")
     col.plotly_chart(vimg.plot_overlay(shown, rollout(r.weights)[-1, qi, 1:], grid, p, name="rollout",

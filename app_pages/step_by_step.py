@@ -67,21 +67,20 @@ def lecture_section():
             "W_Q, W_K, W_V = (np.random.randn(4, 3).round(4) for _ in range(3))   # in this order", "python")
     ex = reference.worked_example()
     rows = ["token 1", "token 2"]
-    c = st.columns(4)
-    for col, name in zip(c, ("X", "W_Q", "W_K", "W_V")):
-        with col:
-            show(ex[name], f"{name} {ex[name].shape}", row_labels=rows if name == "X" else None,
-                 row_title="token" if name == "X" else "input dimension", row_prefix="c")
-    c = st.columns(3)
-    for col, name in zip(c, ("Q", "K", "V")):
+    for pair in (("X", "W_Q"), ("W_K", "W_V")):
+        for col, name in zip(st.columns(2), pair):
+            with col:
+                show(ex[name], f"{name} {ex[name].shape}", row_labels=rows if name == "X" else None,
+                     row_title="token" if name == "X" else "input dimension", row_prefix="c")
+    for col, name in zip(st.columns(3), ("Q", "K", "V")):
         with col:
             show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", row_labels=rows)
-    c = st.columns(4)
     titles = {"scores": "QKᵀ", "scaled": "QKᵀ/√3", "weights": "softmax(QKᵀ/√3)", "Z": "Z = weights·V"}
-    for col, name in zip(c, titles):
-        with col:
-            show(ex[name], f"{titles[name]} {ex[name].shape}", row_labels=rows, weights=name == "weights",
-                 col_labels=None if name == "Z" else rows, col_title="dimension" if name == "Z" else "key")
+    for pair in (("scores", "scaled"), ("weights", "Z")):
+        for col, name in zip(st.columns(2), pair):
+            with col:
+                show(ex[name], f"{titles[name]} {ex[name].shape}", row_labels=rows, weights=name == "weights",
+                     col_labels=None if name == "Z" else rows, col_title="dimension" if name == "Z" else "key")
     w, z = ex["weights"][0], ex["Z"][0]
     st.success(f"Row 1 of the weights: [{w[0]:.4f}, {w[1]:.4f}];  row 1 of Z: "
                f"[{z[0]:.4f}, {z[1]:.4f}, {z[2]:.4f}]: the lecture's printed numbers.")
@@ -261,25 +260,29 @@ if name is None:
 else:
     model, _ = _shared.model_or_stop(name)
     with st.container(border=True):
-        st.caption(f"Live model: **{name}** (pick another in the sidebar).")
+        st.caption(f"Live model: **{name}** (pick another in the sidebar); these controls drive the tabs "
+                   "One head, Multi-head, The layer and Causal mask.")
         tokens, hidden, layer, head, token = live_controls(name, model)
     mask = steps.model_mask(model, len(tokens))
     s = steps.head_steps(model, hidden[layer], layer, head, mask, tokens)
 
-tabs = st.tabs(["One head", "The lecture's example", "Why √d_k", "Multi-head", "The layer", "Causal mask"])
-with tabs[1]:
-    lecture_section()
-with tabs[2]:
-    scaling_section()
-if model is None:
-    for tab in (tabs[0], tabs[3], tabs[4], tabs[5]):
-        tab.info("Needs a shipped text model (see above).")
-else:
-    with tabs[0]:
-        one_head_section(model, s, token, mask)
-    with tabs[3]:
-        multi_head_section(model, s, mask)
-    with tabs[4]:
-        layer_section(model, s, hidden, token, mask)
-    with tabs[5]:
-        causal_section(model, s)
+TABS = ["One head", "The lecture's example", "Why √d_k", "Multi-head", "The layer", "Causal mask"]
+# on_change="rerun" makes the tabs lazy: only the open tab's figures are computed and sent
+tabs = dict(zip(TABS, st.tabs(TABS, key="steps_tab", on_change="rerun")))
+if tabs["The lecture's example"].open:
+    with tabs["The lecture's example"]:
+        lecture_section()
+if tabs["Why √d_k"].open:
+    with tabs["Why √d_k"]:
+        scaling_section()
+live = {"One head": lambda: one_head_section(model, s, token, mask),
+        "Multi-head": lambda: multi_head_section(model, s, mask),
+        "The layer": lambda: layer_section(model, s, hidden, token, mask),
+        "Causal mask": lambda: causal_section(model, s)}
+for label, draw in live.items():
+    if tabs[label].open:
+        with tabs[label]:
+            if model is None:
+                st.info("This tab needs a shipped text model (see above).")
+            else:
+                draw()

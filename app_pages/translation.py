@@ -37,12 +37,15 @@ def use_example():
     st.session_state.tr_text = st.session_state.tr_example
 
 
-def controls(n_layers: int, n_heads: int) -> tuple[int, str]:
-    c1, c2 = st.columns(2)
-    layer = c1.selectbox("Layer", range(n_layers), format_func=lambda i: f"layer {i + 1}", index=n_layers - 1,
+def controls(n_layers: int, n_heads: int) -> tuple[str, int, int, str]:
+    """Decoding method, beam width, layer and head, in one row."""
+    c1, c2, c3, c4 = st.columns([1.3, 1, 1, 1])
+    method = c1.radio("Decoding", ["greedy", "beam search"], horizontal=True, key="tr_method")
+    width = c2.slider("Beam width", 1, 8, 4, key="tr_width", disabled=method == "greedy")
+    layer = c3.selectbox("Layer", range(n_layers), format_func=lambda i: f"layer {i + 1}", index=n_layers - 1,
                          key="tr_layer")
-    head = c2.selectbox("Head", [MEAN] + [f"head {h + 1}" for h in range(n_heads)], key="tr_head")
-    return layer, head
+    head = c4.selectbox("Head", [MEAN] + [f"head {h + 1}" for h in range(n_heads)], key="tr_head")
+    return method, width, layer, head
 
 
 def cross_section(run, layer: int, head: str):
@@ -147,9 +150,8 @@ st.selectbox("Example sentence (all held out: never seen in training)", list(exa
              on_change=use_example)
 text = st.text_input("English sentence", max_chars=400, key="tr_text",
                      help="Lower-case words of the generated corpus; type a sentence and press Enter.")
-c1, c2 = st.columns([2, 1])
-method = c1.radio("Decoding", ["greedy", "beam search"], horizontal=True, key="tr_method")
-width = c2.slider("Beam width", 1, 8, 4, key="tr_width", disabled=method == "greedy")
+config = model.config
+method, width, layer, head = controls(config.n_dec_layers or config.n_layers, config.n_heads)
 try:
     run = _shared.translation_run(dev, text, "greedy" if method == "greedy" else "beam", width)
 except SourceError as e:
@@ -169,7 +171,6 @@ if m:
     st.caption(f"Held-out test: exact match {m.get('exact_match_heldout', 0):.1%}, character BLEU-4 "
                f"{m.get('bleu_heldout', 0):.3f} on {m.get('heldout_n', 0)} sentences "
                "(`python -m model.evaluate translator --json`).")
-layer, head = controls(run.cross_weights.shape[0], run.cross_weights.shape[1])
 tabs = st.tabs(["Cross-attention", "Alignment lines", "Encoder self-attention", "Decoder masked self-attention",
                 "Training vs inference"])
 with tabs[0]:

@@ -11,8 +11,10 @@ import ctypes
 import json
 import math
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import torch
 
@@ -146,6 +148,21 @@ def sweep(methods, sizes, dense_limit: int = 16384, **kw):
                 yield measure(m, n, **kw)
             except Exception as e:                                  # e.g. FlexAttention cannot compile here
                 yield {"method": m, "n": n, "error": f"{type(e).__name__}: {e}"[:300]}
+
+
+def sweep_in_child(methods, sizes, width: int = 128, n_global: int = 0, device: str = "cpu", repeats: int = 3,
+                   threads: int = 1):
+    """Yield the rows of `sweep` measured in a fresh child process (`python -m model.cost`), so that the
+    memory peak is the measurement's alone and the caller's process keeps its malloc settings."""
+    cmd = [sys.executable, "-m", "model.cost", "--n", *map(str, sizes), "--methods", *methods, "--width", str(width),
+           "--n-global", str(n_global), "--device", device, "--repeats", str(repeats), "--threads", str(threads)]
+    root = Path(__file__).resolve().parent.parent
+    with subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        for line in proc.stdout:
+            if line.startswith("{"):
+                yield json.loads(line)
+        if proc.wait() != 0:
+            raise RuntimeError(f"the measurement process failed: {proc.stderr.read()[-500:]}")
 
 
 def main(argv=None):

@@ -90,9 +90,10 @@ def _content(token: str) -> bool:
 
 def head_stats(weights: np.ndarray, tokens: list[str]) -> dict[str, np.ndarray]:
     """Every statistic for every head: name -> (L, H) float64."""
+    ent = entropy(weights)
     stats = {
-        "entropy": entropy(weights),
-        "entropy_fraction": entropy(weights) / np.maximum(max_entropy(weights), 1e-12),
+        "entropy": ent,
+        "entropy_fraction": ent / np.maximum(max_entropy(weights), 1e-12),
         "mean_distance": mean_distance(weights),
         "self": self_share(weights),
         "previous": previous_share(weights),

@@ -39,7 +39,7 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             return Image.open(io.BytesIO(data))
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as e:
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ImageError(f"The image declares more pixels than can be decoded safely; at most {max_pixels / 1e6:.0f} "
                          "megapixels are accepted, and decompression bombs (huge images that compress to a few "
                          "bytes) are refused before decoding.") from None

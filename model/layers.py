@@ -43,11 +43,12 @@ class Block(nn.Module):
         return norm(x + self.drop(y)), cap
 
     def forward(self, x, mask=None, memory=None, memory_mask=None, capture=False, keep_qkv=False,
-                kv_cache=None):
-        """x: (B, T, C); memory: (B, S, C) encoder output for cross-attention.
+                kv_cache=None, weights_out=None):
+        """x: (B, T, C); memory: (B, S, C) encoder output for cross-attention; weights_out: optional
+        (B, H, T, T) buffer for the captured self-attention weights.
         Returns (x, self AttentionCapture | None, cross AttentionCapture | None)."""
         x, cap = self._sublayer(x, self.norm1, lambda h: self.self_attn(
-            h, mask=mask, capture=capture, keep_qkv=keep_qkv, kv_cache=kv_cache))
+            h, mask=mask, capture=capture, keep_qkv=keep_qkv, kv_cache=kv_cache, weights_out=weights_out))
         cross_cap = None
         if self.cross_attn is not None:
             x, cross_cap = self._sublayer(x, self.norm_cross, lambda h: self.cross_attn(

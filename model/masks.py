@@ -45,12 +45,16 @@ def _extra_global(i, n, width=1, n_global=1):
     return _chosen_global(i, n, width, tuple(range(n_global)))
 
 
+def random_keys(n: int, per_row: int, seed: int) -> np.ndarray:
+    """(n, per_row) int: the keys drawn (with replacement) for every query of a length-n sequence."""
+    return np.random.default_rng((seed, n)).integers(0, n, size=(n, per_row))
+
+
 def _random(i, n, per_row=2, seed=0):
+    i = np.asarray(i)
     out = np.zeros((len(i), n), dtype=bool)
-    for r, row in enumerate(np.asarray(i)):
-        rng = np.random.default_rng((seed, int(row)))       # one generator per row: any chunk gives the same rows
-        out[r, rng.choice(n, size=min(per_row, n), replace=False)] = True
-        out[r, row] = True                                   # a token always sees itself
+    out[np.arange(len(i))[:, None], random_keys(n, per_row, seed)[i]] = True
+    out[np.arange(len(i)), i] = True                             # a token always sees itself
     return out
 
 
@@ -132,7 +136,8 @@ PATTERNS: dict[str, Pattern] = {p.key: p for p in [
             "(positions 0..g-1) that see everything and are seen by everything.", _extra_global,
             (Param("width", "window (tokens each side)", 1, 0, 4096), Param("n_global", "global tokens g", 1, 0, 64)),
             growth="N·(2w+1) + 2gN"),
-    Pattern("random", "Random (BigBird)", "Each token sees itself and r keys drawn at random (seeded).",
+    Pattern("random", "Random (BigBird)", "Each token sees itself and r keys drawn at random (seeded, with "
+            "replacement).",
             _random, (Param("per_row", "random keys r", 2, 0, 256), Param("seed", "seed", 0, 0, 10_000)),
             growth="N·(r+1)"),
     Pattern("bigbird", "BigBird (window + global + random)", "Window, g global tokens at the front and r "
@@ -258,6 +263,16 @@ def receptive_field(mask: np.ndarray, layers: int) -> np.ndarray:
     for _ in range(layers):
         reach = _bool_matmul(reach, step)
     return reach
+
+
+def coverage(mask: np.ndarray, max_layers: int) -> list[float]:
+    """Share of the N² pairs in receptive_field(mask, k) for k = 1..max_layers."""
+    step = np.asarray(mask, dtype=bool) | np.eye(len(mask), dtype=bool)
+    reach, out = step, []
+    for _ in range(max_layers):
+        out.append(float(reach.mean()))
+        reach = _bool_matmul(reach, step)
+    return out
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,13 @@ CHUNK_ELEMS = 1 << 19           # score elements per chunk (2 MiB float32): scor
 def _local_masks(N: int, nb: int, blk: int, w: int, n_global: int, device: str):
     """Masks of the (nb, blk, S = blk + 2w) local scores, True = blocked. `band` (blk, S) is shared by all
     blocks (|key - query| > w); `edges` lists (block, (blk, S) mask) for the few blocks whose window
-    touches the padding (keys < 0 or >= N) or the global keys (scored separately)."""
+    touches the padding (keys < 0 or >= N) or the global keys (scored separately). Built outside inference
+    mode: the cache is shared by inference and training calls."""
+    with torch.inference_mode(False):
+        return _build_local_masks(N, nb, blk, w, n_global, device)
+
+
+def _build_local_masks(N: int, nb: int, blk: int, w: int, n_global: int, device: str):
     S = blk + 2 * w
     r = torch.arange(blk, device=device)[:, None]
     c = torch.arange(S, device=device)[None, :]

@@ -6,6 +6,7 @@ every patch). No patch merging: every layer keeps the same N tokens, so maps sta
 import numpy as np
 import torch
 
+from .masks import swin_window_mask
 from .vit import ViT, ViTConfig
 
 
@@ -19,9 +20,9 @@ def window_ids(grid: tuple[int, int], window: int, shift: int = 0) -> np.ndarray
 
 
 def window_mask(grid: tuple[int, int], window: int, shift: int = 0) -> np.ndarray:
-    """(N, N) bool over row-major patches, True = may attend: same (shifted) window."""
-    ids = window_ids(grid, window, shift).ravel()
-    return ids[:, None] == ids[None, :]
+    """(N, N) bool over row-major patches, True = may attend: same (shifted) window
+    (model.masks.swin_window_mask, the mask the masks page draws)."""
+    return swin_window_mask(grid[0], grid[1], window, shift)
 
 
 def with_cls(mask: np.ndarray) -> np.ndarray:

@@ -39,14 +39,16 @@ class Stack(nn.Module):
         self.final_norm = nn.LayerNorm(config.d_model) if config.norm == "pre" else nn.Identity()
 
     def forward(self, x, mask=None, memory=None, memory_mask=None, capture=False, keep_qkv=False,
-                kv_caches=None) -> StackOutput:
-        """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse)."""
+                kv_caches=None, weights_out=None) -> StackOutput:
+        """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse).
+        weights_out: optional (L, B, H, T, T) buffer; layer i writes its captured weights into [i]."""
         out = StackOutput(x=x, hidden=[x] if capture else [])
         for i, layer in enumerate(self.layers):
             m = mask[i] if isinstance(mask, (list, tuple)) else mask
             cache = kv_caches[i] if kv_caches is not None else None
+            buf = {"weights_out": weights_out[i]} if weights_out is not None else {}
             x, cap, cross_cap = layer(x, mask=m, memory=memory, memory_mask=memory_mask,
-                                      capture=capture, keep_qkv=keep_qkv, kv_cache=cache)
+                                      capture=capture, keep_qkv=keep_qkv, kv_cache=cache, **buf)
             if capture:
                 out.hidden.append(x)
                 out.self_caps.append(cap)
@@ -93,13 +95,15 @@ class Transformer(nn.Module):
 
     # ---- encoder / decoder-only -------------------------------------------------------------
     def encode(self, ids, mask=None, capture=False, keep_qkv=False, positions=True, kv_caches=None,
-               offset=0) -> StackOutput:
+               offset=0, weights_out=None) -> StackOutput:
         """Run the (self-attention) stack. For kind="decoder" the causal mask is applied here
-        unless `mask` is given. ids: (B, T). Returns StackOutput with x (B, T, C)."""
+        unless `mask` is given. ids: (B, T). Returns StackOutput with x (B, T, C).
+        weights_out: optional (L, B, H, T, T) buffer that receives the captured weights (inference)."""
         if mask is None and self.config.kind == "decoder":
             mask = causal_mask(ids.shape[1], ids.device, offset=offset)
         x = self.embed(ids, offset=offset, positions=positions)
-        return self.encoder(x, mask=mask, capture=capture, keep_qkv=keep_qkv, kv_caches=kv_caches)
+        return self.encoder(x, mask=mask, capture=capture, keep_qkv=keep_qkv, kv_caches=kv_caches,
+                            weights_out=weights_out)
 
     # ---- encoder-decoder ----------------------------------------------------------------------
     def decode(self, tgt_ids, memory, memory_mask=None, capture=False, keep_qkv=False,

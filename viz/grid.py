@@ -14,11 +14,20 @@ from PIL import Image
 from plotly.colors import sample_colorscale
 
 from .heatmap import safe_labels
-from .theme import WEIGHT_SCALE, style
+from .theme import FONT, WEIGHT_SCALE
 
 LOG_FLOOR = 1e-4          # the log colour scale spans [1e-4, 1]; smaller weights get the lowest colour
 GAP_INDEX = 255           # palette slot of the white gaps between maps
 GRID_SIDE_PX = 720        # the longer side of the grid image, in pixels (what a laptop shows)
+
+
+def layout(title: str | None = None, height: int | None = None, **extra) -> dict:
+    """The house look (theme.style: white, readable fonts, tight margins) as one layout dict, passed to
+    go.Figure at construction: ~0.5 ms instead of ~15 ms for update_layout with a named template."""
+    out = dict(template="none", font=FONT, paper_bgcolor="white", plot_bgcolor="white",
+               margin=dict(l=10, r=10, t=50 if title else 20, b=10), height=height,
+               title=dict(text=title, x=0.01) if title else None)
+    return {**out, **extra}
 
 
 def lut(colorscale: str = WEIGHT_SCALE) -> np.ndarray:
@@ -112,23 +121,24 @@ def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int]
     layer_idx, head_idx = np.divmod(np.arange(L * H), H)
     text = [f"layer {lay} · head {hd}" + (f"<br>{cell_text[lay][hd]}" if cell_text else "")
             for lay, hd in zip(layer_idx, head_idx)]
+    shapes = []
+    if picked is not None:
+        y, x = picked[0] * step, picked[1] * step
+        shapes.append(dict(type="rect", x0=x - 1.5, y0=y - 1.5, x1=x + g.cell + 0.5, y1=y + g.cell + 0.5,
+                           line=dict(color="#d62728", width=3)))
     fig = go.Figure([
         go.Image(source=src, x0=0, y0=0, dx=1, dy=1, hoverinfo="skip"),
         go.Scatter(x=centres[head_idx], y=centres[layer_idx], mode="markers", text=text,
                    customdata=np.stack([layer_idx, head_idx], 1), hovertemplate="%{text}<extra></extra>",
                    marker=dict(symbol="square", size=max(8, min(60, g.cell * 0.8)), color="rgba(0,0,0,0)"),
                    showlegend=False, name="maps"),
-        _colorbar_trace(log, colorscale)])
-    if picked is not None:
-        y, x = picked[0] * step, picked[1] * step
-        fig.add_shape(type="rect", x0=x - 1.5, y0=y - 1.5, x1=x + g.cell + 0.5, y1=y + g.cell + 0.5,
-                      line=dict(color="#d62728", width=3))
-    fig.update_xaxes(range=[-2, g.width + 1], tickvals=centres[:H], ticktext=[f"head {h}" for h in range(H)],
-                     side="top", showgrid=False, zeroline=False)
-    fig.update_yaxes(range=[g.height + 1, -2], tickvals=centres[:L], ticktext=[f"layer {lay}" for lay in range(L)],
-                     showgrid=False, zeroline=False, scaleanchor="x")
-    fig = style(fig, title, min(900, g.height + 110))
-    fig.update_layout(dragmode=False, clickmode="event+select", margin=dict(t=60 if title else 40))
+        _colorbar_trace(log, colorscale)],
+        layout=layout(title, min(900, g.height + 110), shapes=shapes, dragmode=False, clickmode="event+select",
+                      margin=dict(l=10, r=10, t=60 if title else 40, b=10),
+                      xaxis=dict(range=[-2, g.width + 1], tickvals=centres[:H], side="top", showgrid=False,
+                                 zeroline=False, ticktext=[f"head {h}" for h in range(H)]),
+                      yaxis=dict(range=[g.height + 1, -2], tickvals=centres[:L], showgrid=False, zeroline=False,
+                                 ticktext=[f"layer {lay}" for lay in range(L)], scaleanchor="x")))
     return fig, g
 
 
@@ -145,12 +155,12 @@ def plot_zoom(matrix: np.ndarray, *, q_labels, k_labels, log: bool = False, titl
     """One head at full resolution. matrix (Nq, Nk) weights, sent as float32; colour fixed to [0, 1]
     (log: coloured by log10 weight, hover still the exact weight)."""
     m = np.asarray(matrix, dtype=np.float32)
-    fig = go.Figure(go.Heatmap(
+    n = m.shape[0]
+    return go.Figure(go.Heatmap(
         z=m, x=safe_labels(k_labels), y=safe_labels(q_labels), zmin=0.0, zmax=1.0,
         colorscale=log_colorscale(colorscale) if log else colorscale,
         colorbar=dict(title="weight" + (" (log colour)" if log else ""), thickness=14),
-        hovertemplate=f"query: %{{y}}<br>key: %{{x}}<br>weight: %{{z:.{decimals}f}}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title="query (attends from)")
-    fig.update_xaxes(title="key (attended to)", tickangle=-60)
-    n = m.shape[0]
-    return style(fig, title, max(360, min(900, 22 * n + 160)))
+        hovertemplate=f"query: %{{y}}<br>key: %{{x}}<br>weight: %{{z:.{decimals}f}}<extra></extra>"),
+        layout=layout(title, max(360, min(900, 22 * n + 160)),
+                      yaxis=dict(autorange="reversed", title="query (attends from)"),
+                      xaxis=dict(title="key (attended to)", tickangle=-60)))

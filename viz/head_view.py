@@ -6,7 +6,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from .theme import HEAD_COLOURS, style
+from .grid import layout
+from .theme import HEAD_COLOURS
 
 OPACITY_BINS = 8
 
@@ -15,12 +16,11 @@ def head_colour(head: int) -> str:
     return HEAD_COLOURS[head % len(HEAD_COLOURS)]
 
 
-def _segments(pairs: np.ndarray, step: float = 1.0) -> tuple[list, list]:
-    """(K, 2) [query, key] rows -> x, y lists of line segments separated by None."""
-    xs, ys = [], []
-    for i, j in pairs:
-        xs += [0.0, step, None]
-        ys += [float(i), float(j), None]
+def _segments(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(K, 2) [query, key] rows -> x, y float arrays (3K,) of line segments separated by NaN (a gap)."""
+    k = len(pairs)
+    xs = np.tile(np.array([0.0, 1.0, np.nan]), k)
+    ys = np.column_stack([pairs.astype(float), np.full(k, np.nan)]).ravel()
     return xs, ys
 
 
@@ -80,9 +80,7 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
             marker=dict(size=9, color=["#ffbf00" if i == picked else "#bbbbbb" for i in idx]),
             customdata=idx, showlegend=False, name=side,
             hovertemplate=f"{side} %{{customdata}}: %{{text}}<extra></extra>"))
-    fig = go.Figure(traces)
-    fig.update_xaxes(range=[-0.9, 1.9], visible=False)
-    fig.update_yaxes(range=[stop - 0.5, start - 0.5], visible=False)
-    fig = style(fig, title, max(320, 22 * (stop - start) + 120))
-    fig.update_layout(legend=dict(orientation="h", y=1.02, x=0), dragmode=False, clickmode="event+select")
-    return fig
+    return go.Figure(traces, layout=layout(
+        title, max(320, 22 * (stop - start) + 120), legend=dict(orientation="h", y=1.02, x=0), dragmode=False,
+        clickmode="event+select", xaxis=dict(range=[-0.9, 1.9], visible=False),
+        yaxis=dict(range=[stop - 0.5, start - 0.5], visible=False)))

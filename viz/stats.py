@@ -4,10 +4,10 @@ import html
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
+from .grid import layout
 from .head_view import head_colour
-from .theme import WEIGHT_SCALE, style
+from .theme import WEIGHT_SCALE
 
 SHORT = {"previous-token": "prev", "sink": "sink", "broad/positional": "broad", "coreference": "coref"}
 
@@ -19,29 +19,32 @@ def plot_stat_map(values: np.ndarray, *, name: str, labels: list[list[list[str]]
     text = [[f"{values[lay, h]:.{decimals}f}" + ("<br>" + " ".join(SHORT.get(x, x) for x in labels[lay][h])
                                                   if labels and labels[lay][h] else "")
              for h in range(H)] for lay in range(L)]
-    fig = go.Figure(go.Heatmap(
+    return go.Figure(go.Heatmap(
         z=values.astype(np.float32), x=[f"head {h}" for h in range(H)], y=[f"layer {lay}" for lay in range(L)],
         text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax, colorscale=WEIGHT_SCALE,
         colorbar=dict(title=name, thickness=14),
-        hovertemplate="%{y} · %{x}<br>" + name + f": %{{z:.{decimals}f}}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed")
-    return style(fig, None, max(240, 60 * L + 100))
+        hovertemplate="%{y} · %{x}<br>" + name + f": %{{z:.{decimals}f}}<extra></extra>"),
+        layout=layout(None, max(240, 60 * L + 100), yaxis=dict(autorange="reversed")))
 
 
 def plot_attends_to(layer_weights: np.ndarray, tokens: list[str], query: int, *, heads: list[int],
                     k: int = 6) -> go.Figure:
     """layer_weights (H, N, N). One panel per head: the k keys the query token weighs most, as bars."""
     heads = list(heads) or [0]
-    fig = make_subplots(rows=1, cols=len(heads), subplot_titles=[f"head {h}" for h in heads],
-                        horizontal_spacing=0.06)
-    for col, h in enumerate(heads, start=1):
+    gap = 0.06
+    width = (1 - gap * (len(heads) - 1)) / len(heads)
+    traces, axes, titles = [], {}, []
+    for col, h in enumerate(heads):
         row = layer_weights[h, query]
         top = np.argsort(-row, kind="stable")[:k]
-        names = [f"{html.escape(tokens[j], quote=False)} ·{j}" for j in top]
-        fig.add_trace(go.Bar(x=row[top].astype(np.float32), y=names, orientation="h", showlegend=False,
-                             marker_color=head_colour(h),
-                             hovertemplate="key %{y}<br>weight %{x:.6f}<extra>head " + str(h) + "</extra>"),
-                      row=1, col=col)
-        fig.update_yaxes(autorange="reversed", row=1, col=col)
-        fig.update_xaxes(range=[0, 1], row=1, col=col)
-    return style(fig, None, 70 + 34 * k)
+        suffix = "" if col == 0 else str(col + 1)
+        traces.append(go.Bar(x=row[top].astype(np.float32), y=[f"{html.escape(tokens[j], quote=False)} ·{j}" for j in top],
+                             orientation="h", showlegend=False, marker_color=head_colour(h), xaxis=f"x{suffix}",
+                             yaxis=f"y{suffix}", hovertemplate="key %{y}<br>weight %{x:.6f}<extra>head " + str(h)
+                             + "</extra>"))
+        left = col * (width + gap)
+        axes[f"xaxis{suffix}"] = dict(domain=[left, left + width], range=[0, 1], anchor=f"y{suffix}")
+        axes[f"yaxis{suffix}"] = dict(autorange="reversed", anchor=f"x{suffix}", automargin=True)
+        titles.append(dict(text=f"head {h}", x=left + width / 2, y=1.0, xref="paper", yref="paper",
+                           xanchor="center", yanchor="bottom", showarrow=False))
+    return go.Figure(traces, layout=layout(None, 70 + 34 * k, annotations=titles, **axes))

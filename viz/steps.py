@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from .heatmap import safe_labels
 from .theme import DIVERGING_SCALE, HEAD_COLOURS, WEIGHT_SCALE, style
 
-MAX_ANNOTATED_CELLS = 400      # above this the numbers no longer fit in the cells; hover still has them
+MAX_ANNOTATED_COLS = 8         # wider than this, 4-decimal numbers no longer fit in the cells; hover still has them
 SCALED_COLOUR, UNSCALED_COLOUR = HEAD_COLOURS[0], HEAD_COLOURS[3]
 
 
@@ -40,7 +40,7 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
     """matrix: (rows, cols), may hold -inf (masked scores, drawn blank and written −∞). Labels: token
     strings (escaped and numbered) or, when None, prefix + index (d0, d1, … for dimensions).
 
-    Cells show the value rounded to `decimals` (when there are at most MAX_ANNOTATED_CELLS);
+    Cells show the value rounded to `decimals` (when there are at most MAX_ANNOTATED_COLS columns);
     hover shows row, column and the exact float64. weights=True: 0..1 blues, else a diverging scale
     centred on 0. col_groups: draw a divider every col_groups columns (heads in a concatenation)."""
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
@@ -51,19 +51,21 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
     exact_text = np.vectorize(exact, otypes=[object])(m)
     colour = dict(colorscale=WEIGHT_SCALE, zmin=0.0, zmax=1.0) if weights else dict(
         colorscale=DIVERGING_SCALE, zmid=0.0)
-    trace = go.Heatmap(z=z, x=xs, y=ys, customdata=exact_text, xgap=1, ygap=1, **colour,
+    trace = go.Heatmap(z=z, x=xs, y=ys, customdata=exact_text, **colour,
                        hovertemplate=f"{row_title}: %{{y}}<br>{col_title}: %{{x}}<br>"
                                      "value: %{customdata}<extra></extra>")
-    if m.size <= MAX_ANNOTATED_CELLS:
+    annotated = cols <= MAX_ANNOTATED_COLS and rows <= 40
+    if annotated:                          # the numbers are the legend: no colour bar, cells apart
         trace.update(text=np.vectorize(lambda v: rounded(v, decimals), otypes=[object])(m),
-                     texttemplate="%{text}", textfont=dict(size=12 if cols <= 8 else 10))
+                     texttemplate="%{text}", textfont=dict(size=12 if cols <= 8 else 10), showscale=False,
+                     xgap=1, ygap=1)
     fig = go.Figure(trace)
     if col_groups and cols > col_groups:
         for c in range(col_groups, cols, col_groups):
             fig.add_vline(x=c - 0.5, line=dict(color="black", width=2))
     fig.update_yaxes(autorange="reversed", title=row_title, type="category")
     fig.update_xaxes(title=col_title, type="category", tickangle=-60 if cols > 6 else 0)
-    cell = 34 if m.size <= MAX_ANNOTATED_CELLS else 18
+    cell = 34 if annotated else 18
     return style(fig, title, height or max(200, min(900, cell * rows + 150)))
 
 

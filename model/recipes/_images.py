@@ -63,6 +63,31 @@ def share_on(cls_rows: np.ndarray, relevant: np.ndarray) -> np.ndarray:
     return (cls_rows * relevant[:, None, None, :]).sum(-1)
 
 
+def share_figures(prefix: str, share: np.ndarray, relevant: np.ndarray, rolled: np.ndarray) -> dict:
+    """Flat figures from share (B, L, H) and rollout share (B,): the mean over every layer and head,
+    each layer's head mean, the best single (layer, head), the uniform baseline, the rollout."""
+    per_layer = share.mean(axis=(0, 2))
+    out = {prefix: round(float(share.mean()), 4), f"{prefix}_uniform": round(float(relevant.mean()), 4)}
+    out.update({f"{prefix}_layer{i}": round(float(v), 4) for i, v in enumerate(per_layer)})
+    out[f"{prefix}_best_head"] = round(float(share.mean(0).max()), 4)
+    out[f"{prefix}_rollout"] = round(float(rolled.mean()), 4)
+    return out
+
+
+@torch.inference_mode()
+def cls_rollout(model, x: np.ndarray, batch: int = 256) -> np.ndarray:
+    """Rollout of <cls> onto the patches after the last layer, <cls> left out and renormalised: (B, N)."""
+    from ..vit import rollout
+    model.eval()
+    out = []
+    for i in range(0, len(x), batch):
+        caps = model.encode(torch.from_numpy(x[i:i + batch]), capture=True).self_caps
+        w = torch.stack([c.weights for c in caps], dim=1).numpy()                 # (b, L, H, N+1, N+1)
+        r = np.stack([rollout(one)[-1, 0, 1:] for one in w])                      # (b, N)
+        out.append(r / r.sum(-1, keepdims=True))
+    return np.concatenate(out)
+
+
 def save(name: str, model, recipe: dict, metrics: dict, preprocess: dict, arch: str = "model.vit:ViT"):
     meta = {"arch": arch, "config": model.to_dict(), "tokenizer": None, "modality": "image",
             "preprocess": preprocess, "recipe": recipe, "metrics": metrics}

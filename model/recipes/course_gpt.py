@@ -21,7 +21,7 @@ from ..transformer import Transformer
 
 NAME = "course_gpt"
 SEQ_LEN = 512
-RECIPE = dict(texts=60_000, seq_len=SEQ_LEN, batch=8, max_steps=900, lr=1.5e-3, weight_decay=0.01,
+RECIPE = dict(texts=60_000, seq_len=SEQ_LEN, batch=4, max_steps=1500, lr=3e-3, weight_decay=0.01,
               time_budget_s=400, threads=1, objective="causal LM, every position")
 
 
@@ -118,7 +118,7 @@ def affordable_steps(model, batch: torch.Tensor, probes: int = 3) -> int:
         opt.step()
         times.append(time.perf_counter() - t0)
     per_step = float(np.median(times[1:]))
-    return int(min(RECIPE["max_steps"], max(50, 0.95 * RECIPE["time_budget_s"] / per_step)))
+    return int(min(RECIPE["max_steps"], max(50, 0.8 * RECIPE["time_budget_s"] / per_step)))
 
 
 @torch.inference_mode()

@@ -1,7 +1,7 @@
 """sparse_encoder: a BERT-style masked-LM encoder whose every layer attends through a sliding window
 (8 tokens each side) plus one global token ([CLS] at position 0), trained with the blocked kernel of
 `model.sparse_attention` (forward and backward) on course-world texts packed into sequences of up to
-512 tokens, so it also reads long inputs. 4 layers, 4 heads, d_model 128, pre-LN, sinusoidal positions.
+512 tokens, so it also reads long inputs. 4 layers, 4 heads, d_model 64, pre-LN, sinusoidal positions.
 
 Evaluation: masked-LM accuracy on held-out texts (another generator seed) packed into 512-token
 sequences, under its own pattern, against the same weights with full attention and a frequency baseline.
@@ -20,7 +20,7 @@ from ..trainer import fit, seed_everything
 
 NAME = "sparse_encoder"
 PATTERN = dict(width=8, n_global=1, dilation=1)
-RECIPE = dict(texts=60_000, max_steps=2000, lr=2e-3, tokens_per_step=2048, lengths=(128, 256, 512), mask_rate=0.2,
+RECIPE = dict(texts=60_000, max_steps=2000, lr=3e-3, tokens_per_step=2048, lengths=(128, 256, 512), mask_rate=0.2,
               time_budget_s=450, threads=1)
 EVAL = dict(texts=1_500, seed=12_345, length=512, sequences=24, mask_rate=0.15)
 
@@ -30,7 +30,7 @@ def tokenizer() -> WordTokenizer:
 
 
 def config(vocab_size: int) -> ModelConfig:
-    return ModelConfig(vocab_size=vocab_size, d_model=128, n_heads=4, n_layers=4, d_ff=512, max_len=512,
+    return ModelConfig(vocab_size=vocab_size, d_model=64, n_heads=4, n_layers=4, d_ff=256, max_len=512,
                        pos_encoding="sinusoidal", norm="pre", activation="gelu", embed_norm=True)
 
 

@@ -43,18 +43,18 @@ def train(seed: int = 0):
 
 
 def measure(model, pre: dict) -> dict:
-    """test_acc on the 360 held-out digits; cls_attention_on_ink: the share of last-layer <cls>
-    attention (head mean) on patches with above-median ink, against its uniform baseline."""
+    """test_acc on the 360 held-out digits; cls_attention_on_ink: the share of <cls> attention on
+    patches with above-median ink (every layer and head, per layer, best head, rollout), against the
+    share uniform attention would give."""
     _, _, x_te, y_te = data()
     x = _images.normalise(x_te, pre["mean"], pre["std"])
     acc = float((_images.predict(model, x) == y_te).mean())
     ink = x_te[:, 0].reshape(len(x_te), 4, 2, 4, 2).sum(axis=(2, 4)).reshape(len(x_te), 16)   # (B, 16)
     inky = ink > np.median(ink, axis=1, keepdims=True)
     share = _images.share_on(_images.cls_attention(model, x), inky)        # (B, L, H)
+    rolled = (_images.cls_rollout(model, x) * inky).sum(-1)                # (B,)
     return {"test_acc": round(acc, 4), "test_n": len(y_te),
-            "cls_attention_on_ink": round(float(share[:, -1].mean()), 4),
-            "cls_attention_on_ink_uniform": round(float(inky.mean()), 4),
-            "cls_attention_on_ink_best_head": round(float(share[:, -1].mean(0).max()), 4)}
+            **_images.share_figures("cls_attention_on_ink", share, inky, rolled)}
 
 
 def evaluate() -> dict:

@@ -45,18 +45,18 @@ def train(seed: int = 0):
 
 
 def measure(model, pre: dict, n: int | None = None) -> dict:
-    """test_acc on held-out scenes; cls_attention_on_objects: the share of last-layer <cls> attention
-    (mean over heads, <cls> itself left out) on the patches that hold the red shape, next to the share
-    uniform attention would give (_uniform) and the best single head (_best_head)."""
+    """test_acc on held-out scenes; cls_attention_on_objects: the share of <cls> attention (<cls>
+    itself left out) on the patches that hold the red shape, averaged over every layer and head, with
+    each layer's head mean, the best single head, the rollout after the last layer, and the share
+    uniform attention would give (_uniform)."""
     x_te, y_te, target = scenes.make_dataset(n or RECIPE["test_scenes"], RECIPE["test_seed"])
     x = _images.normalise(x_te, pre["mean"], pre["std"])
     acc = float((_images.predict(model, x) == y_te).mean())
     relevant = scenes.patch_mask(target, model.config.patch_size)            # (B, N)
     share = _images.share_on(_images.cls_attention(model, x), relevant)       # (B, L, H)
+    rolled = (_images.cls_rollout(model, x) * relevant).sum(-1)               # (B,)
     return {"test_acc": round(acc, 4), "test_n": len(y_te),
-            "cls_attention_on_objects": round(float(share[:, -1].mean()), 4),
-            "cls_attention_on_objects_uniform": round(float(relevant.mean()), 4),
-            "cls_attention_on_objects_best_head": round(float(share[:, -1].mean(0).max()), 4)}
+            **_images.share_figures("cls_attention_on_objects", share, relevant, rolled)}
 
 
 def evaluate() -> dict:

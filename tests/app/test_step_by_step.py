@@ -22,6 +22,20 @@ def texts(at) -> str:
     return " ".join(e.value for kind in ("markdown", "success", "caption", "info") for e in getattr(at, kind))
 
 
+def open_tab(at, label: str):
+    """The tabs are lazy (on_change="rerun"): pick one through its key and rerun."""
+    at.session_state["steps_tab"] = label
+    return at.run()
+
+
+def charts(at) -> list[dict]:
+    return [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+
+
+def chart(at, title_start: str) -> dict:
+    return next(f for f in charts(at) if f["layout"]["title"]["text"].startswith(title_start))
+
+
 def in_folder(fn, folder):
     """fn(name?, assets?, **kw) with `assets` forced to folder (load() passes it on positionally)."""
     def call(*args, **kw):
@@ -51,25 +65,20 @@ def tiny_assets(tmp_path_factory):
 
 
 def test_lecture_example_and_exercise_numbers_are_on_the_page():
-    at = open_page(PAGE)
+    at = open_tab(open_page(PAGE), "The lecture's example")
     assert not at.exception, [e.message for e in at.exception]
     shown = texts(at)
     assert "[0.0402, 0.9598]" in shown and "[-1.6272, 0.3799, 1.1811]" in shown
     assert "**0.7311** / **0.2689**" in shown and "[0.7311, 0.2689]" in shown and "6.1304" in shown
-
-
-def test_lecture_heatmap_cells_round_to_four_decimals_and_hover_is_exact():
-    at = open_page(PAGE)
-    figs = [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
-    weights = next(f for f in figs if f["layout"]["title"]["text"].startswith("softmax(QKᵀ/√3)"))
-    trace = weights["data"][0]
+    trace = chart(at, "softmax(QKᵀ/√3)")["data"][0]            # cells rounded, hover exact
     assert trace["text"][0] == ["0.0402", "0.9598"]
     assert float(trace["customdata"][0][0]) == pytest.approx(0.04018, abs=1e-5)
-    assert len(trace["customdata"][0][0]) > 10             # the exact repr, not the rounded text
+    assert len(trace["customdata"][0][0]) > 10
+    assert chart(at, "Z = weights·V")["data"][0]["text"][0] == ["-1.6272", "0.3799", "1.1811"]
 
 
 def test_no_scaling_toggle_saturates_softmax_at_large_d_k():
-    at = open_page(PAGE)
+    at = open_tab(open_page(PAGE), "Why √d_k")
     at.select_slider(key="steps_dk").set_value(1024).run()
     scaled = float(at.metric[0].value)
     at.toggle(key="steps_no_scaling").set_value(True).run()
@@ -77,6 +86,16 @@ def test_no_scaling_toggle_saturates_softmax_at_large_d_k():
     unscaled = float(at.metric[0].value)
     assert unscaled > 0.95 > scaled
     assert float(at.metric[1].value) < 0.1                  # the gradient has all but vanished
+
+
+def diffs_shown(at) -> list[float]:
+    return [float(v) for df in at.dataframe if "max |difference| to the row form" in df.value
+            for v in df.value["max |difference| to the row form"]]
+
+
+def largest_difference(at, prefix: str) -> float:
+    text = next(c.value for c in at.caption if c.value.startswith(prefix))
+    return float(text.rsplit(":", 1)[1])
 
 
 def test_live_tabs_match_the_model_head_and_follow_the_widgets(tiny_assets):
@@ -89,18 +108,32 @@ def test_live_tabs_match_the_model_head_and_follow_the_widgets(tiny_assets):
     assert not at.exception, [e.message for e in at.exception]
     ids, tokens, _ = steps.encode_text(model, tok, TEXT)
     expected = steps.head_steps(model, steps.layer_inputs(model, ids)[1], 1, 2, None, tokens)
-    figs = [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
-    z = next(f for f in figs if f["layout"]["title"]["text"].startswith("Z = weights·V"))["data"][0]
-    shown = np.array([[float(v) for v in row] for row in z["customdata"]])
-    np.testing.assert_allclose(shown, expected.Z, atol=1e-12)
-    diffs = [float(v) for df in at.dataframe if "max |difference| to the row form" in df.value
-             for v in df.value["max |difference| to the row form"]]
-    assert len(diffs) == 8 and max(diffs) <= 1e-5            # one head tab + causal tab, 4 checks each
-    shown_text = texts(at)
-    assert "of them exactly 0.0" in [m.label for m in at.metric]
-    above = [m.value for m in at.metric if m.label in ("weights above the diagonal", "of them exactly 0.0")]
-    assert above[0] == above[1] == str(len(tokens) * (len(tokens) - 1) // 2)
-    assert "post-LN" in shown_text and "Largest |difference| to the model's own layer output" in shown_text
+    z = chart(at, "Z = weights·V")["data"][0]
+    np.testing.assert_allclose(np.array(z["customdata"], dtype=float), expected.Z, atol=1e-12)
+    w_q = chart(at, "W_Q, head 3")["data"][0]
+    np.testing.assert_allclose(np.array(w_q["customdata"], dtype=float), expected.W_Q, atol=1e-12)
+    diffs = diffs_shown(at)
+    assert len(diffs) == 4 and max(diffs) <= 1e-5            # column form, loop, model path (Z, weights)
+
+
+def test_multi_head_layer_and_causal_tabs_agree_with_the_model(tiny_assets):
+    model, tok = tiny_assets
+    T = len(steps.encode_text(model, tok, TEXT)[1])
+    at = open_tab(open_page(PAGE), "Multi-head")
+    assert not at.exception, [e.message for e in at.exception]
+    assert largest_difference(at, "Largest |difference| to the model's own output") <= 1e-5
+    assert chart(at, "Concat(Z_1 … Z_4)")["layout"]["shapes"]                # head dividers drawn
+    at = open_tab(at, "The layer")
+    assert not at.exception, [e.message for e in at.exception]
+    assert largest_difference(at, "Largest |difference| to the model's own layer output") <= 1e-5
+    steps_listed = at.dataframe[0].value["step"].tolist()
+    assert steps_listed[0] == "x" and steps_listed[-1] == "y = LayerNorm₂"
+    at = open_tab(at, "Causal mask")
+    assert not at.exception, [e.message for e in at.exception]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["weights above the diagonal"] == metrics["of them exactly 0.0"] == str(T * (T - 1) // 2)
+    assert float(metrics["largest |row sum − 1|"]) < 1e-12
+    assert max(diffs_shown(at)) <= 1e-5
 
 
 def test_bad_text_is_bounded_and_unknown_words_flagged(tiny_assets):
@@ -116,6 +149,8 @@ def test_bad_text_is_bounded_and_unknown_words_flagged(tiny_assets):
 def test_page_says_what_to_do_when_no_model_is_shipped():
     with mock.patch.object(checkpoints, "shipped", lambda *a, **k: []):
         at = open_page(PAGE)
-    assert not at.exception
-    assert any("No trained text model is shipped" in i.value for i in at.info)
+        assert not at.exception
+        assert any("No trained text model is shipped" in i.value for i in at.info)
+        assert any("needs a shipped text model" in i.value for i in at.info)
+        at = open_tab(at, "The lecture's example")
     assert any("[0.0402, 0.9598]" in s.value for s in at.success)      # the lecture still works

@@ -60,9 +60,8 @@ def test_training_and_inference_views_agree_on_the_models_own_output(at):
 
 def test_beam_search_of_width_one_gives_the_greedy_translation(at):
     greedy_text = next(m.value for m in at.markdown if m.value.startswith("## "))
-    at.radio(key="tr_method").set_value("beam search")
-    at.slider(key="tr_width").set_value(1)
-    at.run()
+    at.radio(key="tr_method").set_value("beam search").run()
+    at.slider(key="tr_width").set_value(1).run()
     assert not at.exception
     assert next(m.value for m in at.markdown if m.value.startswith("## ")) == greedy_text
     assert any("beam search (width 1)" in c.value for c in at.caption)

@@ -25,15 +25,21 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def server_url():
+def server_log(tmp_path_factory):
+    """The file the test server writes its stderr to (model loads are logged there)."""
+    return tmp_path_factory.mktemp("server") / "streamlit.log"
+
+
+@pytest.fixture(scope="session")
+def server_url(server_log):
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
     port = _free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
            f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    log = open(server_log, "w")
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -43,10 +49,11 @@ def server_url():
             time.sleep(0.2)
     else:
         proc.terminate()
-        pytest.fail("streamlit did not start: " + proc.stderr.read().decode()[-2000:])
+        pytest.fail("streamlit did not start: " + server_log.read_text()[-2000:])
     yield url
     proc.terminate()
     proc.wait(timeout=20)
+    log.close()
 
 
 @pytest.fixture(scope="session")
@@ -98,3 +105,15 @@ def wait_for_app(page, timeout: float = 60_000):
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+
+
+def open_app_page(page, server_url: str, file: str, timeout: float = 120_000):
+    """Open the app at its root, then follow the sidebar link to app_pages/<file>, as a person would
+    (a deep link makes Streamlit probe <path>/_stcore/health first, which logs a 404)."""
+    from app_pages import _pages
+    title = next(t for f, t, _, _ in _pages.PAGES if f == file)
+    page.goto(server_url)
+    wait_for_app(page, timeout=timeout)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
+    page.wait_for_url(f"**/{file.removesuffix('.py')}", timeout=30_000)
+    wait_for_app(page, timeout=timeout)

@@ -1,5 +1,7 @@
 """In a real browser: the decoder page draws its charts, steps through generation, shows the beam
 tree and keeps typed markup inert (the `page` fixture fails on console errors and off-loopback requests)."""
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -10,6 +12,15 @@ pytestmark = pytest.mark.skipif("course_gpt" not in checkpoints.shipped(),
                                 reason="assets/course_gpt.* not trained: python -m model.train course_gpt")
 
 
+def open_page(page, server_url):
+    """Home first, then the sidebar link (a direct /generation URL makes Streamlit probe a 404 path)."""
+    page.goto(server_url)
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Decoder & generation").click()
+    page.wait_for_url("**/generation", timeout=30_000)
+    wait_for_app(page, timeout=120_000)
+
+
 def open_tab(page, name):
     page.get_by_role("tab", name=name).click()
     panel = page.locator('[role="tabpanel"]:visible')
@@ -18,17 +29,18 @@ def open_tab(page, name):
 
 
 def test_generation_page_steps_through_and_draws_the_beam_tree(page, server_url):
-    page.goto(f"{server_url}/generation")
-    wait_for_app(page, timeout=120_000)
+    open_page(page, server_url)
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
     expect(page.get_by_text("Greedy pick")).to_be_visible()
     shot(page, "generation_next_token")
 
     panel = open_tab(page, "Generate step by step")
     panel.locator('[data-testid="stPlotlyChart"] .heatmaplayer image').first.wait_for(timeout=60_000)
+    title = panel.get_by_text(re.compile(r"^Step \d+: the choices$"))
+    step = int(re.search(r"\d+", title.text_content()).group())
     panel.get_by_role("button", name="◀ back").click()
     wait_for_app(page)
-    expect(panel.get_by_text("Step 23: the choices")).to_be_visible(timeout=30_000)
+    expect(panel.get_by_text(f"Step {step - 1}: the choices")).to_be_visible(timeout=30_000)
     shot(page, "generation_steps")
 
     panel = open_tab(page, "Beam search")
@@ -45,8 +57,7 @@ def test_generation_page_steps_through_and_draws_the_beam_tree(page, server_url)
 
 
 def test_fill_in_and_objectives_tabs_render(page, server_url):
-    page.goto(f"{server_url}/generation")
-    wait_for_app(page, timeout=120_000)
+    open_page(page, server_url)
     if "coref_encoder" in checkpoints.shipped():
         open_tab(page, "Fill-in (encoder)")
         shot(page, "generation_fill")

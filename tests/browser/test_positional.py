@@ -35,15 +35,16 @@ def test_positional_page_draws_every_tab(page, server_url):
         expect(panel.get_by_text("Output, positions off")).to_be_visible()
         expect(panel.get_by_text("who ate whom", exact=False)).to_be_visible()
         shot(page, "positional_order")
-    for name, text in (("Waves", "Chosen dimensions across positions"),
+    for name, text in (("Waves", "Dimensions to draw as waves"),
                        ("Similarity", "Largest spread among pairs with the same offset"),
                        ("Shift identity", "≤ 1e-9"),
                        ("Learned vs relative", "RoPE: largest spread along a diagonal"),
-                       ("Beyond max_len", "sin(100000 / 10000^(0/128))")):
+                       ("Beyond max_len", "A formula has a value at any position")):
         panel = open_tab(page, name)
-        expect(panel.get_by_text(text, exact=False).first).to_be_visible(timeout=60_000)
         if name != "Beyond max_len":
             panel.locator(HEATMAP).first.wait_for(timeout=60_000)
+        expect(panel.get_by_text(text, exact=False).first).to_be_visible(timeout=60_000)
+        wait_for_app(page)
         shot(page, f"positional_{name.split()[0].lower()}")
     assert page.locator('[data-testid="stException"]').count() == 0
 

@@ -14,12 +14,20 @@ def has_text_model() -> bool:
                for n in checkpoints.shipped())
 
 
+def settle(page):
+    """Wait for the rerun to finish and no element to be drawn faded (stale)."""
+    page.wait_for_timeout(300)
+    wait_for_app(page)
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=60_000)
+
+
 def open_tab(page, name: str):
     page.get_by_role("tab", name=name, exact=True).click()
-    wait_for_app(page)
+    settle(page)
 
 
 def test_step_by_step_lecture_scaling_and_live_tabs(page, server_url):
+    page.set_viewport_size({"width": 1400, "height": 2200})      # tall enough for a screenshot of a whole tab
     page.goto(server_url)              # a deep link makes the frontend probe /step_by_step/_stcore/* (404s) first
     wait_for_app(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Step by step").click()
@@ -29,7 +37,7 @@ def test_step_by_step_lecture_scaling_and_live_tabs(page, server_url):
 
     if has_text_model():
         page.locator(HEATMAP).first.wait_for(timeout=60_000)
-        expect(page.get_by_text("Two conventions, one result")).to_be_visible()
+        expect(page.get_by_role("heading", name="Two conventions, one result")).to_be_visible(timeout=60_000)
     else:
         expect(page.get_by_text("No trained text model is shipped").first).to_be_visible()
     shot(page, "step_by_step_live")
@@ -47,7 +55,7 @@ def test_step_by_step_lecture_scaling_and_live_tabs(page, server_url):
     panel.locator('[data-testid="stPlotlyChart"] .scatterlayer').first.wait_for(timeout=60_000)
     before = panel.locator('[data-testid="stMetricValue"]').first.inner_text()
     panel.get_by_test_id("stCheckbox").get_by_text("No scaling", exact=True).click()
-    wait_for_app(page)
     expect(panel.locator('[data-testid="stMetricValue"]').first).not_to_have_text(before)
+    settle(page)
     shot(page, "step_by_step_scaling")
     assert page.locator('[data-testid="stException"]').count() == 0

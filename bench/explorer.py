@@ -1,0 +1,176 @@
+"""Explorer figures: page refresh at 128 tokens, capture overhead (capture ÷ fast forward, interleaved,
+CPU time on one thread), the grid's bytes against BertViz's model view for the same random 12 × 12
+tensor, and the grid's draw time in headless Chromium (navigation to the image decoded)."""
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from model import analysis, checkpoints, head_stats
+from model.config import preset
+from model.inspect import capture_stack, run_text
+from model.tokenizer import WordTokenizer
+from model.transformer import Transformer
+from viz import grid, head_view
+from viz import stats as stat_viz
+
+DEFAULT, LONG = "coref_encoder", "course_gpt"
+PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food. "
+             "In the end, they just gave me two slices of bread. Their ambiance was just as good as the "
+             "food and service. ")
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _shipped_or_random(name: str, max_len: int, kind: str):
+    """(model, tokenizer, label): the shipped model, or a random compact one of the same shape family."""
+    if name in checkpoints.shipped():
+        model, meta = checkpoints.load(name)
+        return model, WordTokenizer.from_dict(meta["tokenizer"]), name
+    tok = WordTokenizer.build([PARAGRAPH])
+    torch.manual_seed(0)
+    cfg = preset("compact-long" if max_len > 256 else "compact", len(tok), kind=kind, max_len=max_len)
+    return Transformer(cfg).eval(), tok, f"random {cfg.n_layers}x{cfg.n_heads} (no {name} in assets/)"
+
+
+def text_of(tok: WordTokenizer, n: int, cls_sep: bool) -> str:
+    """A text of the paragraph repeated that encodes to exactly n tokens."""
+    words = (PARAGRAPH * (n // 10 + 2)).split()
+    lo, hi = 1, len(words)
+    while lo < hi:                                   # the fewest words that reach n tokens
+        mid = (lo + hi) // 2
+        if len(tok.encode(" ".join(words[:mid]), add_cls_sep=cls_sep).ids) >= n:
+            hi = mid
+        else:
+            lo = mid + 1
+    return " ".join(words[:lo])
+
+
+def page_figures(run, name: str, layer: int = 0, head: int = 0) -> list:
+    """Every figure the explorer page builds for a run (same calls, same arguments)."""
+    w, tokens = run.weights, run.tokens
+    stats = head_stats.head_stats(w, tokens)
+    labels = head_stats.label_heads(stats)
+    picked = next((i for i, t in enumerate(tokens) if t in head_stats.PRONOUNS), 0)
+    fig_grid, _ = grid.plot_grid(w, picked=(layer, head))
+    return [fig_grid, grid.plot_zoom(w[layer, head], q_labels=tokens, k_labels=tokens),
+            head_view.plot_head_view(w[layer], tokens, heads=list(range(w.shape[1])), picked=picked, stop=80),
+            stat_viz.plot_attends_to(w[layer], tokens, picked, heads=range(w.shape[1])),
+            stat_viz.plot_stat_map(stats["entropy"], name="entropy", labels=labels),
+            grid.plot_zoom(analysis.rollout(w)[-1], q_labels=tokens, k_labels=tokens)]
+
+
+def _cpu_ms(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        times.append((time.process_time() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def refresh(repeats: int) -> dict:
+    model, tok, label = _shipped_or_random(DEFAULT, 128, "encoder")
+    n = min(128, model.config.max_len)
+    cls_sep = model.config.kind == "encoder"
+    text = text_of(tok, n, cls_sep)
+
+    def once():
+        run = run_text(model, tok, text, add_cls_sep=cls_sep)
+        for fig in page_figures(run, label):
+            fig.to_json()                            # what Streamlit serialises for the browser
+    once()
+    return {"explorer_refresh_ms_n128": _cpu_ms(once, repeats), "explorer_refresh_model": label,
+            "explorer_refresh_tokens": n}
+
+
+def capture_ratio(name: str, n: int, kind: str, repeats: int) -> dict:
+    model, tok, label = _shipped_or_random(name, n, kind)
+    n = min(n, model.config.max_len)
+    ids = torch.randint(len(tok.vocab) // 2, len(tok.vocab), (1, n))
+
+    @torch.inference_mode()
+    def fast():
+        model.encode(ids)
+
+    @torch.inference_mode()
+    def captured():
+        capture_stack(model.encode(ids, capture=True))    # weights as the (L, H, N, N) numpy the page uses
+    fast(), captured()
+    t = {"fast": [], "capture": []}
+    for _ in range(repeats):                          # interleaved: both see the same machine load
+        t["fast"].append(_cpu_ms(fast, 1))
+        t["capture"].append(_cpu_ms(captured, 1))
+    ratio = statistics.median(t["capture"]) / statistics.median(t["fast"])
+    return {f"capture_overhead_ratio_n{n}": ratio, f"capture_fast_ms_n{n}": statistics.median(t["fast"]),
+            f"capture_model_n{n}": label}
+
+
+def random_weights(layers=12, heads=12, n=128, seed=0) -> np.ndarray:
+    """Softmaxed Gaussian scores: the worst case for image compression (no structure)."""
+    x = np.random.default_rng(seed).standard_normal((layers, heads, n, n)).astype(np.float32)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def payload(weights: np.ndarray) -> dict:
+    fig, _ = grid.plot_grid(weights)
+    ours = len(fig.to_json().encode())
+    out = {"grid_payload_bytes_12x12_n128": ours}
+    try:
+        from bertviz import model_view
+        tokens = [f"t{i}" for i in range(weights.shape[-1])]
+        att = [torch.from_numpy(weights[layer][None]) for layer in range(weights.shape[0])]
+        theirs = len(model_view(att, tokens, html_action="return").data.encode())
+        out["grid_payload_baseline"] = "bertviz model_view html"
+    except ImportError:
+        theirs = len(json.dumps(weights.tolist()).encode())
+        out["grid_payload_baseline"] = "json of all weights (bertviz not installed)"
+    out.update({"bertviz_model_view_bytes_12x12_n128": theirs, "grid_payload_ratio_12x12_n128": ours / theirs})
+    return out
+
+
+def draw_seconds(weights: np.ndarray, repeats: int) -> dict:
+    """Static HTML of the grid figure (plotly.js inline, nothing fetched), loaded in headless Chromium:
+    seconds from navigation start until the grid image is decoded and in the page."""
+    if not Path(CHROMIUM).exists():
+        return {"grid_draw_s_12x12_n128": None, "grid_draw_note": f"{CHROMIUM} missing"}
+    from playwright.sync_api import sync_playwright
+    fig, _ = grid.plot_grid(weights)
+    with tempfile.TemporaryDirectory() as tmp:
+        page_file = Path(tmp) / "grid.html"
+        page_file.write_text(fig.to_html(include_plotlyjs=True, full_html=True, default_width=900, default_height=900))
+        times = []
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+            for _ in range(repeats):
+                pg = browser.new_page(viewport={"width": 1000, "height": 1000})
+                t0 = time.perf_counter()
+                pg.goto(page_file.as_uri())
+                pg.wait_for_selector(".imagelayer image", state="attached", timeout=120_000)
+                pg.evaluate("""async () => { const el = document.querySelector('.imagelayer image');
+                    const img = new Image(); img.src = el.getAttribute('href'); await img.decode(); }""")
+                times.append(time.perf_counter() - t0)
+                pg.close()
+            browser.close()
+    return {"grid_draw_s_12x12_n128": statistics.median(times)}
+
+
+def run(quick: bool = False) -> dict:
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        reps = 5 if quick else 20
+        out = refresh(reps)
+        out.update(capture_ratio(DEFAULT, 128, "encoder", reps * 2))
+        out.update(capture_ratio(LONG, 512, "decoder", reps))
+        w = random_weights()
+        out.update(payload(w))
+        out.update(draw_seconds(w, 1 if quick else 3))
+        return out
+    finally:
+        torch.set_num_threads(threads)

@@ -1,0 +1,77 @@
+"""The image page through AppTest: samples run end to end, the bad-image catalogue gives clear messages
+and the page keeps working, the Swin view compares both scenes models."""
+import json
+
+import pytest
+
+from tests.app.conftest import open_page
+from tests.unit.test_images_catalogue import CATALOGUE
+
+
+@pytest.fixture(scope="module")
+def at():
+    page = open_page("images.py")
+    assert not page.exception
+    return page
+
+
+def _figures(at) -> dict:
+    """key -> Plotly spec of every keyed chart on the page."""
+    return {c.proto.id.split("-", 2)[-1]: json.loads(c.proto.spec) for c in at.get("plotly_chart")}
+
+
+def _texts(at) -> str:
+    return " ".join(m.value for m in at.markdown)
+
+
+def test_a_digit_sample_runs_end_to_end(at):
+    at.radio(key="img_model").set_value("vit_digits").run()
+    at.selectbox(key="img_sample_digit_").select_index(3).run()
+    assert not at.exception and not at.error
+    assert "The model answers **3**" in _texts(at) and "true answer for this sample is **3**" in _texts(at)
+    headers = [h.value for h in at.header]
+    assert headers[1].endswith("Preprocessing") and headers[5].endswith("rollout across layers")
+    grid = _figures(at)["patch_grid"]
+    assert grid["layout"]["title"]["text"].startswith("4×4 grid") and len(grid["layout"]["annotations"]) == 16
+
+
+def test_picking_a_patch_as_query_keeps_the_page_whole(at):
+    at.selectbox(key="img_query").set_value("p5").run()
+    assert not at.exception
+    assert "Bright patches get more of p5" in " ".join(c.value for c in at.caption)
+    at.selectbox(key="img_query").set_value("<cls>").run()
+
+
+@pytest.mark.parametrize("case", sorted(CATALOGUE))
+def test_bad_image_catalogue_through_the_page(at, case):
+    make, outcome, phrase = CATALOGUE[case]
+    at.radio(key="img_source").set_value("Upload").run()
+    at.file_uploader(key="img_upload").set_value(("upload.png", make(), "image/png")).run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    if outcome == "error":
+        assert "This image cannot be used." in errors and phrase in errors
+        assert not at.get("plotly_chart")                      # nothing half-drawn
+    else:
+        assert not errors
+        notes = " ".join(i.value for i in at.info)
+        assert phrase in notes
+        assert "The model answers" in _texts(at)
+
+
+def test_the_page_recovers_after_a_bad_upload(at):
+    at.radio(key="img_source").set_value("Upload").run()
+    at.file_uploader(key="img_upload").set_value(("x.png", b"", "image/png")).run()
+    assert at.error
+    at.radio(key="img_source").set_value("Sample").run()
+    assert not at.error and not at.exception and "The model answers" in _texts(at)
+
+
+def test_swin_view_shows_windows_masks_and_both_models(at):
+    at.radio(key="img_source").set_value("Sample").run()
+    at.radio(key="img_model").set_value("swin_scenes").run()
+    assert not at.exception and not at.error
+    figs = _figures(at)
+    assert {"windows_0", "windows_1", "swin_mask", "cmp_vit_scenes", "cmp_swin_scenes"} <= set(figs)
+    text = _texts(at)
+    assert "ViT · which shape is red?** answers" in text and "Swin · which shape is red?** answers" in text

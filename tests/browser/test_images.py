@@ -1,0 +1,46 @@
+"""The image page in a real browser: overlays are drawn on the digit and on a scene, the Swin view
+renders, and a bad upload shows its message. Screenshots: screenshots/images_*.png."""
+from playwright.sync_api import expect
+
+from tests.browser.conftest import shot, wait_for_app
+from tests.unit.test_images_catalogue import CATALOGUE
+
+HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer image'
+
+
+def _open(page, server_url):
+    page.goto(f"{server_url}/images")
+    wait_for_app(page)
+    page.wait_for_selector(HEATMAP, timeout=60_000)
+
+
+def test_digit_overlays_are_drawn(page, server_url):
+    _open(page, server_url)
+    expect(page.get_by_text("The model answers")).to_be_visible()
+    head = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="layer 3 · head 0")
+    expect(head.locator(".heatmaplayer image")).to_have_count(1)
+    shot(page, "images_digits")
+
+
+def test_scene_overlays_and_swin_view(page, server_url):
+    _open(page, server_url)
+    page.get_by_text("Swin · which shape is red?").first.click()
+    wait_for_app(page)
+    expect(page.get_by_text("who may attend to whom")).to_have_count(1, timeout=60_000)
+    expect(page.get_by_text("answers", exact=False).first).to_be_visible()
+    page.wait_for_selector(HEATMAP, timeout=60_000)
+    shot(page, "images_swin_scenes")
+
+
+def test_a_bad_upload_shows_a_message_and_the_page_lives_on(page, server_url):
+    _open(page, server_url)
+    page.get_by_text("Upload", exact=True).click()
+    wait_for_app(page)
+    data = CATALOGUE["decompression bomb"][0]()
+    page.locator('input[type="file"]').set_input_files(
+        files=[{"name": "bomb.png", "mimeType": "image/png", "buffer": data}])
+    expect(page.get_by_text("This image cannot be used.", exact=False)).to_be_visible(timeout=60_000)
+    shot(page, "images_bad_upload")
+    page.get_by_text("Sample", exact=True).click()
+    wait_for_app(page)
+    expect(page.get_by_text("The model answers")).to_be_visible(timeout=60_000)

@@ -1,0 +1,49 @@
+"""In a real browser: the translation page translates, draws cross-attention heatmaps and the alignment
+lines, shows training beside inference, and keeps typed markup inert (the `page` fixture fails on
+console errors and off-loopback requests)."""
+from playwright.sync_api import expect
+
+from tests.browser.conftest import shot, wait_for_app
+
+
+def open_page(page, server_url):
+    """Home first, then the sidebar link (a direct URL makes Streamlit probe a 404 path)."""
+    page.goto(server_url)
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Translation").click()
+    page.wait_for_url("**/translation", timeout=30_000)
+    wait_for_app(page, timeout=120_000)
+
+
+def open_tab(page, name):
+    page.get_by_role("tab", name=name).click()
+    panel = page.locator('[role="tabpanel"]:visible')
+    panel.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
+    return panel
+
+
+def test_translation_page_draws_cross_attention_alignment_and_training_vs_inference(page, server_url):
+    page.set_viewport_size({"width": 1400, "height": 2000})      # Streamlit scrolls inside: shoot it tall
+    open_page(page, server_url)
+    expect(page.get_by_text("老师喜欢车站附近的餐厅。", exact=True)).to_be_visible(timeout=60_000)
+    page.locator('[data-testid="stPlotlyChart"] .heatmaplayer image').first.wait_for(timeout=60_000)
+    shot(page, "translation_cross")
+
+    panel = open_tab(page, "Alignment lines")
+    expect(panel.locator('[data-testid="stPlotlyChart"] .scatterlayer .trace')).not_to_have_count(0)
+    expect(panel.locator(".textpoint").filter(has_text="restaurant")).to_have_count(1)
+    shot(page, "translation_alignment")
+
+    panel = open_tab(page, "Training vs inference")
+    expect(panel.get_by_text("Inference: one token at a time")).to_be_visible()
+    expect(panel.get_by_text("max |difference|")).to_be_visible()
+    shot(page, "translation_training_vs_inference")
+
+    box = page.get_by_role("textbox", name="English sentence", exact=True)
+    box.fill('<img src=x onerror="window.__xss=1"> the teacher')
+    box.press("Enter")
+    wait_for_app(page)
+    expect(page.get_by_text("Known words")).to_be_visible(timeout=30_000)
+    assert page.evaluate("() => window.__xss === undefined")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    shot(page, "translation_unknown_words")

@@ -1,0 +1,72 @@
+"""Claims about the shipped image models, checked against their weights through the contract command
+`python -m model.evaluate --json` (run once here for the three image models)."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from model import checkpoints
+from model.images import load_image, preprocess
+from model.vit import run_image
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGE_MODELS = ("vit_digits", "vit_scenes", "swin_scenes")
+
+
+@pytest.fixture(scope="module")
+def figures():
+    out = subprocess.run([sys.executable, "-m", "model.evaluate", "--json", *IMAGE_MODELS], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+def test_every_image_model_is_evaluated_and_marked_as_image(figures):
+    assert set(figures) == set(IMAGE_MODELS)
+    for name in IMAGE_MODELS:
+        meta = checkpoints.read_meta(name)
+        assert meta["modality"] == "image" and meta["retrain"] == f"python -m model.train {name}"
+
+
+def test_vit_digits_reaches_the_held_out_accuracy_the_issue_asks(figures):
+    d = figures["vit_digits"]
+    assert d["test_n"] == 360 and d["test_acc"] >= 0.95
+    assert d["cls_attention_on_ink"] > d["cls_attention_on_ink_uniform"]
+
+
+@pytest.mark.parametrize("name", ["vit_scenes", "swin_scenes"])
+def test_scene_models_answer_and_look_at_the_red_shape(figures, name):
+    s = figures[name]
+    assert s["test_n"] == 1000 and s["test_acc"] >= 0.95
+    assert s["cls_attention_on_objects"] > 2 * s["cls_attention_on_objects_uniform"]
+    assert s["cls_attention_on_objects_rollout"] > s["cls_attention_on_objects_uniform"]
+
+
+def test_swin_is_compared_with_the_global_vit(figures):
+    s = figures["swin_scenes"]
+    assert s["vit_test_acc"] == figures["vit_scenes"]["test_acc"]
+    assert s["test_acc_minus_vit"] == pytest.approx(s["test_acc"] - s["vit_test_acc"], abs=1e-4)
+
+
+@pytest.mark.parametrize("name", IMAGE_MODELS)
+def test_figures_reproduce_those_recorded_at_training(figures, name):
+    recorded = checkpoints.read_meta(name)["metrics"]
+    for key, value in recorded.items():
+        assert figures[name][key] == pytest.approx(value, abs=0.01), key
+
+
+def test_the_digit_samples_are_read_correctly_through_the_upload_pipeline():
+    model, meta = checkpoints.load("vit_digits")
+    pre = meta["preprocess"]
+    files = sorted((checkpoints.ASSETS / "samples").glob("digit_*.png"))
+    assert len(files) == 10
+    right = 0
+    for f in files:
+        img = load_image(f.read_bytes()).image
+        x = preprocess(img, size=8, grayscale=True, mean=pre["mean"], std=pre["std"], ink_light=True).x
+        run = run_image(model, x, pre["classes"])
+        right += run.extra["classes"][int(np.argmax(run.extra["probs"]))] == f.stem.split("_")[1]
+    assert right >= 9
