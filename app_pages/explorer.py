@@ -32,7 +32,7 @@ def _pick_cell():
     """Grid click -> zoom that layer and head."""
     points = st.session_state["explorer_grid"]["selection"]["points"]
     for p in points:
-        if p.get("curve_number") == 1:
+        if p.get("curve_number") == 1 and isinstance(p.get("customdata"), list):
             st.session_state.explorer_layer, st.session_state.explorer_head = map(int, p["customdata"][:2])
             return
 

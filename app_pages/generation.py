@@ -5,6 +5,7 @@ beam search (with its tree); the causal attention that grows one row per generat
 exactly zero weight on the future; masked-LM fill-in with the encoder; and the two pre-training
 objectives side by side (which positions give a loss term).
 """
+import html
 import re
 
 import numpy as np
@@ -20,6 +21,7 @@ from viz.generation import plot_beam_tree, plot_causal_growth, plot_next_token_b
 from viz.heatmap import plot_heatmap
 
 MAX_PROMPT_CHARS = 2_000
+MAX_OBJECTIVE_WORDS = 120      # the encoder reads 128 positions with [CLS] and [SEP]
 DEFAULT_PROMPT = "the restaurant refused to serve me a"
 DEFAULT_FILL = "The animal didn't cross the street because it was too tired."
 DEFAULT_SENTENCE = "the cafe would not sell us the soup because it was too salty ."
@@ -28,6 +30,11 @@ DEFAULT_SENTENCE = "the cafe would not sell us the soup because it was too salty
 def md(text: str) -> str:
     """Backslash-escape markdown punctuation so typed text shows literally."""
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|<>~])", r"\\\1", text)
+
+
+def esc(text: str) -> str:
+    """Typed text inside a Plotly title (which renders a few HTML tags) shows literally."""
+    return html.escape(text, quote=False)
 
 
 def words_text(tokens) -> str:
@@ -43,12 +50,14 @@ model, meta = _shared.model_or_stop(_shared.GPT_MODEL)
 tok = _shared.load_tokenizer(_shared.GPT_MODEL)
 L, H = model.config.n_layers, model.config.n_heads
 
-prompt = _shared.clip_text(st.text_input("Prompt", DEFAULT_PROMPT, key="gen_prompt",
-                                         help="Lower-case words of the course world work best."), MAX_PROMPT_CHARS)
+PROMPT_HELP = ("Words of the course world (restaurants, dishes, animals, streets, trophies, suitcases…); "
+               "unknown words are read as [UNK].")
+prompt = _shared.clip_text(st.text_input("Prompt", DEFAULT_PROMPT, key="gen_prompt", help=PROMPT_HELP),
+                           MAX_PROMPT_CHARS)
 enc = tok.encode(prompt, bos=True)
 if any(enc.unknown):
     unknown = sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
-    st.warning("Not in the model's vocabulary (read as [UNK]): " + ", ".join(f"`{md(w)}`" for w in unknown))
+    st.warning("Not in the model's vocabulary (read as [UNK]): " + ", ".join(md(w) for w in unknown))
 prompt_ids = tuple(enc.ids)
 if len(prompt_ids) < 2:
     st.info("Type a prompt of at least one word.")
@@ -69,8 +78,8 @@ with tab_next:
     else:
         order = np.argsort(-probs)[:top_n]
         words = [tok.vocab[i] for i in order]
-        st.plotly_chart(plot_next_token_bars(words, probs[order], chosen=words[0],
-                                             title=f"Pr(next token | “{prompt[-60:]}”), T = {temp:g}"), key="next_bars")
+        title = f"Pr(next token | “{esc(prompt[-60:])}”), T = {temp:g}"
+        st.plotly_chart(plot_next_token_bars(words, probs[order], chosen=words[0], title=title), key="next_bars")
         entropy = float(-(probs * np.log(np.clip(probs, 1e-300, None))).sum())
         m1, m2, m3 = st.columns(3)
         m1.metric("Greedy pick", words[0])
@@ -96,8 +105,9 @@ with tab_gen:
         st.caption(f"{n_new} new tokens" + (" (stopped at [EOS])" if run.stopped_at_eos else "") +
                    f" · computed with a key/value cache; against a full recompute the largest difference is "
                    f"{gap_logits:.1e} in the logits and {gap_weights:.1e} in the attention weights.")
-        if "gen_step" not in st.session_state or st.session_state.gen_step > n_new:
-            st.session_state.gen_step = n_new
+        signature = (prompt_ids, max_new, strategy, k, temp_g, seed)
+        if st.session_state.get("gen_signature") != signature or st.session_state.get("gen_step", 0) > n_new:
+            st.session_state.gen_signature, st.session_state.gen_step = signature, n_new   # a new run: show its end
 
         def move(d):
             st.session_state.gen_step = int(np.clip(st.session_state.gen_step + d, 1, n_new))
@@ -119,12 +129,12 @@ with tab_gen:
             head = hc.selectbox("Head", ["mean of heads", *range(H)], key="gen_head")
             w = run.weights[layer].mean(0) if head == "mean of heads" else run.weights[layer, head]
             st.plotly_chart(plot_causal_growth(w, tokens, upto=row, n_prompt=run.n_prompt,
-                                               title=f"Causal attention after feeding “{tokens[row]}” "
+                                               title=f"Causal attention after feeding “{esc(tokens[row])}” "
                                                      f"(layer {layer}, head {head})"), key="gen_growth")
             future = np.triu(np.ones_like(w, dtype=bool), 1)
             st.caption(f"Rows appear one per fed token (red box: the newest). Right of the red staircase is the "
                        f"future: largest weight there, over all layers and heads: "
-                       f"{float(run.weights[..., future].max()):.1f}.")
+                       f"{float(run.weights[..., future].max()):g}.")
         st.plotly_chart(plot_step_probs(tokens[run.n_prompt:], run.chosen_prob,
                                         title="Probability of each generated token when it was chosen"),
                         key="gen_step_probs")
@@ -152,7 +162,7 @@ with tab_beam:
                                        [nd.status for nd in tree.nodes], best_path=path,
                                        title=f"Beam tree: width {width}; grey = pruned, green = ended with [EOS]"),
                         key="beam_tree")
-        rows = [{"rank": i + 1, "continuation": words_text(tok.vocab[t] for t in h["ids"][len(prompt_ids):]),
+        rows = [{"rank": str(i + 1), "continuation": words_text(tok.vocab[t] for t in h["ids"][len(prompt_ids):]),
                  "Σ log p": round(h["score"], 4), "score / n^α": round(h["norm_score"], 4),
                  "ended with [EOS]": h["finished"]} for i, h in enumerate(tree.beams)]
         rows.append({"rank": "greedy", "continuation": words_text(tok.vocab[t] for t in greedy_ids[len(prompt_ids):]),
@@ -187,8 +197,8 @@ with tab_fill:
                                                  if orig is not None and not np.isnan(fill.original_prob[m]) else "")
                 st.markdown(f"**[MASK] at {md(head_txt)}**")
                 a, b = st.columns([2, 3])
-                a.plotly_chart(plot_next_token_bars(fill.top_words[m], fill.top_probs[m], chosen=orig),
-                               key=f"fill_bars_{m}")
+                bars = plot_next_token_bars(fill.top_words[m], fill.top_probs[m], chosen=orig, y_title="filler")
+                a.plotly_chart(bars, key=f"fill_bars_{m}")
                 rows = fill.weights[:, :, pos].reshape(-1, len(fill.tokens))      # (L·H, N)
                 b.plotly_chart(plot_heatmap(rows, x_labels=fill.tokens,
                                             y_labels=[f"L{i} H{j}" for i in range(fill.weights.shape[0])
@@ -201,7 +211,10 @@ with tab_obj:
                 "the decoder by predicting **every** next word (a loss term everywhere), which is only honest "
                 "because the causal mask hides the answer.")
     sentence = _shared.clip_text(st.text_input("Sentence", DEFAULT_SENTENCE, key="obj_text"), 400)
-    words = tuple(split_words(sentence))[:120]
+    words = tuple(split_words(sentence))
+    if len(words) > MAX_OBJECTIVE_WORDS:
+        st.warning(f"The sentence has {len(words)} words; only the first {MAX_OBJECTIVE_WORDS} are used.")
+        words = words[:MAX_OBJECTIVE_WORDS]
     if not words:
         st.info("Type a sentence.")
         st.stop()
@@ -223,4 +236,4 @@ with tab_obj:
     st.plotly_chart(plot_heatmap(dec_w[0].mean(0), x_labels=dec_tokens, y_labels=dec_tokens,
                                  title="The decoder's causal attention (layer 0, mean of heads)"), key="obj_mask")
     st.caption(f"Weight on future tokens, largest over all {dec_w.shape[0]} layers and {dec_w.shape[1]} heads: "
-               f"{float(dec_w[..., future].max()):.1f}. Position i predicts word i + 1 without seeing it.")
+               f"{float(dec_w[..., future].max()):g}. Position i predicts word i + 1 without seeing it.")

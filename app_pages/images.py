@@ -40,9 +40,36 @@ st.caption(f"Question: **{pre['question']}** · answers: {', '.join(pre['classes
            f"{cfg.n_layers} layers × {cfg.n_heads} heads, d_model {cfg.d_model}"
            + (f", windows of {cfg.window}×{cfg.window} patches" if cfg.window else ", global attention"))
 
+
+def _drawing(digits: bool) -> bytes | None:
+    """PNG bytes of what was drawn on the canvas (streamlit-drawable-canvas), or None while it is blank."""
+    import io
+
+    from PIL import Image
+    from streamlit_drawable_canvas import st_canvas
+    colours = {"red": "#DB1F1F", "green": "#26A040", "blue": "#2E52E0", "black": "#1F1F1F"}
+    if digits:
+        colour, mode, width = "#000000", "freedraw", 22
+    else:
+        a, b = st.columns(2)
+        colour = colours[a.radio("Colour", list(colours), horizontal=True, key="img_draw_colour")]
+        mode = b.radio("Tool", ["rect", "circle", "polygon", "freedraw"], horizontal=True, key="img_draw_tool",
+                       help="polygon: click the corners, double-click to close (a triangle).")
+        width = 3
+    result = st_canvas(fill_color=colour, stroke_color=colour, stroke_width=width, drawing_mode=mode,
+                       background_color="#FFFFFF" if digits else "#EDEDE6", width=288, height=288,
+                       return_image_data=True, key=f"img_canvas_{digits}")
+    img = result.image_data
+    if img is None or np.ptp(img[..., :3]) < 30:
+        return None
+    buf = io.BytesIO()
+    Image.fromarray(img.astype(np.uint8), "RGBA").save(buf, "PNG")
+    return buf.getvalue()
+
+
 # ---- 1 · the image ------------------------------------------------------------------------------------
 st.header("1 · Pick or upload an image")
-source = st.radio("Image source", ["Sample", "Upload"], horizontal=True, key="img_source")
+source = st.radio("Image source", ["Sample", "Upload", "Draw"], horizontal=True, key="img_source")
 prefix = "digit_" if is_digits else "scene_"
 truth = None
 if source == "Sample":
@@ -53,6 +80,12 @@ if source == "Sample":
     pick = st.selectbox("Sample", files, format_func=lambda p: p.stem, key=f"img_sample_{prefix}")
     data = pick.read_bytes()
     truth = pick.stem.split("_")[1]
+elif source == "Draw":
+    data = _drawing(is_digits)
+    if data is None:
+        st.info("Draw " + ("a digit: one thick stroke, as large as the box." if is_digits else
+                           "a few shapes, exactly one of them red: a circle, a square or a triangle."))
+        st.stop()
 else:
     up = st.file_uploader("Upload an image (PNG, JPEG, GIF, WebP or BMP, up to 8 MB)", type=UPLOAD_TYPES,
                           key="img_upload")
@@ -73,7 +106,7 @@ for note in loaded.notes:
 st.header("2 · Preprocessing")
 fit_ink = False
 if is_digits:
-    fit_ink = st.checkbox("Crop to the ink (training digits fill their 8×8 frame)", value=source == "Upload",
+    fit_ink = st.checkbox("Crop to the ink (training digits fill their 8×8 frame)", value=source != "Sample",
                           key=f"img_fit_{source}")
 prep = preprocess(loaded.image, size=cfg.image_size, grayscale=pre["grayscale"], mean=pre["mean"],
                   std=pre["std"], ink_light=is_digits, fit_ink=fit_ink)

@@ -79,9 +79,9 @@ def lab_section():
     for side, col, default in (("A", left, "window"), ("B", right, "extra_global")):
         with col, st.container(border=True):
             st.markdown(f"**Pattern {side}**")
-            key, params, causal = pattern_controls(f"masks_{side}", n, default)
+            key, params, causal = pattern_controls(f"masks_{side}", n, default, dict(width=2))
             chosen[side] = (key, params, causal, built(key, n, params, causal))
-    cols = st.columns(3)
+    cols = st.columns(2)
     for col, side in zip(cols, "AB"):
         key, params, causal, m = chosen[side]
         if m is None:
@@ -93,9 +93,13 @@ def lab_section():
                       help=f"{int(m.sum()):,} of {n * n:,} pairs")
     a, b = chosen["A"][3], chosen["B"][3]
     if a is not None and b is not None:
-        with cols[2]:
+        left, right = st.columns(2)
+        with left:
             st.plotly_chart(viz.plot_mask_difference(a, b, title="A vs B"), key="masks_plot_diff")
+        with right:
             st.metric("pairs that differ", f"{int((a != b).sum()):,}")
+            st.metric("only in A", f"{int((a & ~b).sum()):,}")
+            st.metric("only in B", f"{int((b & ~a).sum()):,}")
     return n, chosen
 
 
@@ -155,7 +159,8 @@ def live_section():
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("tokens N", len(run.tokens))
     c2.metric("density of the mask", f"{mask.mean():.1%}")
-    c3.metric("largest weight on a blocked pair", f"{blocked.max() if blocked.size else 0.0:.1e}",
+    largest = float(blocked.max()) if blocked.size else 0.0
+    c3.metric("largest weight on a blocked pair", "0 exactly" if largest == 0 else f"{largest:.1e}",
               help="Blocked scores are set to −∞ before the softmax, so their weights are exactly 0.")
     c4.metric("top-1 predictions changed", f"{flips} of {len(run.tokens)}",
               help="The model's own output at each position, under the mask vs with full attention.")

@@ -10,6 +10,7 @@ import streamlit as st
 
 from app_pages import _shared
 from model import relative, shift
+from model.order import permute_run
 from model.positional import sinusoidal
 from model.reference import softmax
 from viz import positional as vp
@@ -18,6 +19,7 @@ from viz.heatmap import plot_heatmap
 WIDTHS = [16, 32, 64, 128, 256, 512]
 ORDER_A, ORDER_B = "The woman ate the raccoon.", "The raccoon ate the woman."
 MAX_ORDER_CHARS = 400
+INIT_STD = 0.02                          # model.positional initialises learned tables with N(0, 0.02²)
 
 
 def waves_section():
@@ -104,6 +106,11 @@ def learned_section():
                                    value_name="value"), key="learned_table")
     c2.plotly_chart(vp.plot_signed(cos, title="Cosine similarity of positions", x_title="position",
                                    y_title="position", value_name="cosine"), key="learned_sim")
+    if not image:
+        start = INIT_STD * np.sqrt(table.shape[1])                       # E|p| of N(0, 0.02²) in C dimensions
+        st.plotly_chart(vp.plot_row_norms(np.linalg.norm(table, axis=1), start), key="learned_norms")
+        st.caption("Rows the training sentences never reached keep their small random start: a learned table "
+                   "knows only the positions it was shown.")
     patches = cos[1:, 1:] if image else cos                              # offsets between patches only
     sin_cos = shift.similarity(sinusoidal(len(patches), table.shape[1]), normalise=True)
     st.plotly_chart(vp.plot_offset_profile(
@@ -147,7 +154,7 @@ def rope_section():
     table = pd.DataFrame({"offset δ": [dlt for dlt in (0, 1, 3, 7) if dlt < n]})
     for m in starts:
         table[f"score at m = {m}"] = [f"{rope_s[m, m + dlt]:.12f}" if m + dlt < n else "" for dlt in table["offset δ"]]
-    st.dataframe(table, hide_index=True)
+    st.table(table.set_index("offset δ"))
 
 
 def alibi_section():
@@ -168,9 +175,10 @@ def alibi_section():
     c1, c2, c3 = st.columns(3)
     c1.plotly_chart(vp.plot_signed(np.where(mask, bias, np.nan), title=f"Bias, head {h}", value_name="bias"),
                     key="alibi_bias")
-    c2.plotly_chart(plot_heatmap(softmax(np.where(mask, content, -np.inf)), title="Weights without bias"),
-                    key="alibi_plain")
-    c3.plotly_chart(plot_heatmap(softmax(content + bias), title="Weights with ALiBi"), key="alibi_weights")
+    c2.plotly_chart(plot_heatmap(softmax(np.where(mask, content, -np.inf)), title="Weights without bias",
+                                 x_title="key position", y_title="query position", height=460), key="alibi_plain")
+    c3.plotly_chart(plot_heatmap(softmax(content + bias), title="Weights with ALiBi", x_title="key position",
+                                 y_title="query position", height=460), key="alibi_weights")
 
 
 def order_section():
@@ -210,12 +218,19 @@ def order_section():
     head = c2.selectbox("Head", list(range(run_a.n_heads)), key="order_head")
     key = c3.radio("Positions", ["off", "on"], horizontal=True, key="order_positions")
     ra, rb = exp.runs[key]
+    _, wa = permute_run(ra, exp.perm)                                    # sentence's weights, reordered
+    height = max(300, min(900, 34 * len(rb.tokens) + 160))
     c1, c2 = st.columns(2)
     c1.plotly_chart(plot_heatmap(ra.weights[layer, head], x_labels=ra.tokens, y_labels=ra.tokens,
-                                 title=f"Sentence, positions {key}"), key="order_heat_a")
+                                 title=f"Sentence, positions {key}", height=height), key="order_heat_a")
     c2.plotly_chart(plot_heatmap(rb.weights[layer, head], x_labels=rb.tokens, y_labels=rb.tokens,
-                                 title=f"Reordered, positions {key}"), key="order_heat_b")
-    st.plotly_chart(vp.plot_layer_errors({"positions off": exp.layer_errors["off"],
+                                 title=f"Reordered, positions {key}", height=height), key="order_heat_b")
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(vp.plot_signed(rb.weights[layer, head] - wa[layer, head], x_labels=rb.tokens,
+                                   y_labels=rb.tokens, title="Reordered − sentence reordered", x_title="key",
+                                   y_title="query", value_name="Δ weight", decimals=8, zrange=1.0, height=height),
+                    key="order_heat_diff")
+    c2.plotly_chart(vp.plot_layer_errors({"positions off": exp.layer_errors["off"],
                                           "positions on": exp.layer_errors["on"]}), key="order_layers")
 
 
@@ -225,10 +240,10 @@ def length_section():
     d = 128
     i = np.arange(8) // 2
     vals = np.where(np.arange(8) % 2 == 0, np.sin(pos * shift.frequencies(d)[i]), np.cos(pos * shift.frequencies(d)[i]))
-    st.dataframe(pd.DataFrame({"dimension": np.arange(8),
-                               "formula": [f"{'sin' if j % 2 == 0 else 'cos'}({pos} / 10000^({2 * k}/{d}))"
-                                           for j, k in enumerate(i)],
-                               "value": [f"{v:+.9f}" for v in vals]}), hide_index=True)
+    st.table(pd.DataFrame({"formula": [f"{'sin' if j % 2 == 0 else 'cos'}({pos} / 10000^({2 * k}/{d}))"
+                                       for j, k in enumerate(i)],
+                           "value": [f"{v:+.9f}" for v in vals]},
+                          index=pd.Index(np.arange(8), name="dimension")))
     for name, meta in sorted(_shared.learned_position_models().items()):
         if meta.get("modality", "text") == "image":
             rows = len(_shared.learned_position_table(name))
@@ -260,8 +275,12 @@ def length_section():
 
 st.title("Positional encodings")
 st.caption("Why word order needs positions, and four ways to give them: sinusoidal, learned, RoPE, ALiBi.")
-tabs = st.tabs(["Word order", "Waves", "Similarity", "Shift identity", "Learned vs relative", "Beyond max_len"])
-for tab, section in zip(tabs, (order_section, waves_section, similarity_section, shift_section,
-                               lambda: (learned_section(), rope_section(), alibi_section()), length_section)):
-    with tab:
-        section()
+SECTIONS = {"Word order": order_section, "Waves": waves_section, "Similarity": similarity_section,
+            "Shift identity": shift_section,
+            "Learned vs relative": lambda: (learned_section(), rope_section(), alibi_section()),
+            "Beyond max_len": length_section}
+# only the open tab runs (and sends its figures): the page stays quick on a laptop
+for tab, section in zip(st.tabs(list(SECTIONS), key="pos_tab", on_change="rerun"), SECTIONS.values()):
+    if tab.open:
+        with tab:
+            section()

@@ -165,8 +165,10 @@ def one_head_section(model, s: steps.HeadSteps, token: int, mask):
     for col, (m, title, w) in zip(cols, ((s.scores, "scores QKᵀ", False), (s.scaled, f"QKᵀ/√{D}", False),
                                         (s.weights, "weights = softmax(QKᵀ/√d_k)", True))):
         with col:
-            show(m, f"{title} ({T}, {T})", row_labels=tok, col_labels=tok, col_title="key", weights=w)
-    show(s.Z, f"Z = weights·V ({T}, {D})", row_labels=tok)
+            show(m, f"{title} ({T}, {T})", row_labels=tok, col_labels=tok, col_title="key", weights=w,
+                 highlight_row=token)
+    show(s.Z, f"Z = weights·V ({T}, {D}); the outlined row is the query token's z", row_labels=tok,
+         highlight_row=token)
 
     st.markdown(f"**Query token {token} · “{tok[token]}”**, key by key:")
     st.dataframe(pd.DataFrame({"key": [f"{j} · {t}" for j, t in enumerate(tok)], "q·k": s.scores[token],
@@ -232,6 +234,8 @@ def causal_section(model, s: steps.HeadSteps):
     c = steps.head_steps(model, s.X, s.layer, s.head, mask, s.tokens)
     st.markdown("The same head on the same X, with the decoder's causal mask: token i may attend to keys 0…i. "
                 "Forbidden scores become −∞ before the softmax, so their weights are exactly 0 after it.")
+    if model.config.kind == "decoder":
+        st.caption("This model is a decoder: the One head tab already runs with this mask.")
     cols = st.columns(2)
     with cols[0]:
         show(c.scaled, f"masked QKᵀ/√d_k ({T}, {T})", row_labels=s.tokens, col_labels=s.tokens, col_title="key")

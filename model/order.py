@@ -89,3 +89,25 @@ def order_experiment(model, tokenizer, text_a: str, text_b: str) -> OrderExperim
         exp.runs[key] = (run_a, run_b)
         exp.errors[key], exp.layer_errors[key] = permutation_errors(run_a, run_b, perm)
     return exp
+
+
+def main(argv=None):
+    """`python -m model.order [--model coref_encoder] [A] [B]`: print the measured errors as JSON."""
+    import argparse
+    import json
+
+    from . import checkpoints
+    from .tokenizer import WordTokenizer
+    p = argparse.ArgumentParser(description=main.__doc__)
+    p.add_argument("--model", default="coref_encoder")
+    p.add_argument("a", nargs="?", default="The woman ate the raccoon.")
+    p.add_argument("b", nargs="?", default="The raccoon ate the woman.")
+    args = p.parse_args(argv)
+    model, meta = checkpoints.load(args.model)
+    exp = order_experiment(model, WordTokenizer.from_dict(meta["tokenizer"]), args.a, args.b)
+    print(json.dumps({"model": args.model, "a": args.a, "b": args.b,
+                      **{f"positions_{k}_{m}": v for k, e in exp.errors.items() for m, v in e.items()}}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -135,7 +135,7 @@ def attention_loop(Q, K, V, mask=None):
         allowed = [j for j in range(K.shape[0]) if mask is None or mask[i][j]]
         if not allowed:
             continue                      # a fully masked row attends to nothing: z_i = 0
-        s = [sum(q[c] * K[j][c] for c in range(d_k)) / d_k ** 0.5 for j in allowed]
+        s = [float(np.dot(q, K[j])) / d_k ** 0.5 for j in allowed]          # one query-key pair at a time
         top = max(s)
         e = [float(np.exp(x - top)) for x in s]
         for a, j in zip(e, allowed):

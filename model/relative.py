@@ -97,3 +97,10 @@ def offset_spread(matrix: np.ndarray) -> np.ndarray:
     m = np.asarray(matrix, dtype=np.float64)
     n = m.shape[0]
     return np.array([np.ptp(np.diagonal(m, offset=d)) for d in range(-(n - 1), n)])
+
+
+if __name__ == "__main__":    # python -m model.relative: RoPE's offset property in numbers
+    import json
+    q, k = np.random.default_rng(0).normal(size=(2, 64))
+    print(json.dumps({f"{s}_max_spread_along_diagonals_n256_d64": float(
+        offset_spread(same_content_scores(q, k, 256, s)).max()) for s in ("rope", "absolute")}, indent=1))

@@ -37,11 +37,9 @@ class SparseTransformer(Transformer):
         """(n, n) bool, True = may attend: the model's own pattern as a dense mask."""
         return torch.from_numpy(self.pattern.mask(n)).to(device)
 
-    def encode(self, ids, mask=None, capture=False, keep_qkv=False, positions=True, kv_caches=None,
-               offset=0) -> StackOutput:
+    def encode(self, ids, mask=None, capture=False, kv_caches=None, **kwargs) -> StackOutput:
         """mask=None means the model's own pattern: the kernel when nothing is captured, else the dense
         mask with the same meaning. An explicit mask (e.g. full attention) replaces the pattern."""
         if mask is None and (capture or kv_caches is not None):
             mask = self.pattern_mask(ids.shape[1], ids.device)
-        return super().encode(ids, mask=mask, capture=capture, keep_qkv=keep_qkv, positions=positions,
-                              kv_caches=kv_caches, offset=offset)
+        return super().encode(ids, mask=mask, capture=capture, kv_caches=kv_caches, **kwargs)

@@ -6,6 +6,7 @@ Row form throughout (tokens are rows). The engine's nn.Linear computes y = x Wáµ
 W_Q in row form is w_q.weight[h*D:(h+1)*D, :].T, shape (C, D).
 """
 from dataclasses import dataclass, fields
+from math import erf
 
 import numpy as np
 import torch
@@ -216,8 +217,9 @@ def layer_trace(model, X: np.ndarray, layer: int, token: int, mask=None, norm: s
     W2, b2 = _np(blk.ffn.lin2.weight).T, _np(blk.ffn.lin2.bias)        # (F, C), (C,)
     act = model.config.activation
 
-    def hidden(x):                    # (C,) -> (F,)
-        return reference.feed_forward(x[None], W1, b1, np.eye(len(b1)), np.zeros(len(b1)), act)[0]
+    def hidden(x):                    # (C,) -> (F,): the FFN's first layer and its activation
+        h = x @ W1 + b1
+        return np.maximum(h, 0.0) if act == "relu" else 0.5 * h * (1.0 + np.vectorize(erf)(h / np.sqrt(2.0)))
 
     def ffn(x):
         return hidden(x) @ W2 + b2

@@ -80,24 +80,27 @@ def _log_probs(model, dec_x):
 
 
 @torch.inference_mode()
-def greedy(model, src: list[int], max_new: int = 60) -> Steps:
-    """Greedy decoding, one token per step, reusing cached keys/values of earlier target positions."""
+def greedy(model, src: list[int], max_new: int = 60, capture: bool = True) -> Steps:
+    """Greedy decoding, one token per step, reusing cached keys/values of earlier target positions.
+    capture=False skips the attention maps (Steps.cross is then empty)."""
     dev = _device(model)
     memory = model.encode(torch.tensor([src], device=dev)).x                       # (1, S, C)
     caches = [{} for _ in model.decoder.layers]
     ids, cross, probs, self_rows = [], [], [], []
     token = BOS
     for t in range(max_new):
-        out = model.decode(torch.tensor([[token]], device=dev), memory, capture=True, kv_caches=caches, offset=t)
+        out = model.decode(torch.tensor([[token]], device=dev), memory, capture=capture, kv_caches=caches, offset=t)
         lp = _log_probs(model, out.x[:, -1])[0]                                   # (V,)
         token = int(lp.argmax())
-        cross.append(_stack(out.cross_caps, "weights")[:, :, 0])                  # (L, H, S)
-        self_rows.append(_stack(out.self_caps, "weights")[:, :, 0])               # (L, H, t + 1)
+        if capture:
+            cross.append(_stack(out.cross_caps, "weights")[:, :, 0])              # (L, H, S)
+            self_rows.append(_stack(out.self_caps, "weights")[:, :, 0])           # (L, H, t + 1)
         probs.append(math.exp(float(lp[token])))
         if token == EOS:
             break
         ids.append(token)
-    return Steps(ids=ids, cross=np.stack(cross), probs=np.array(probs), self_rows=self_rows)
+    return Steps(ids=ids, cross=np.stack(cross) if cross else np.zeros((0,)), probs=np.array(probs),
+                 self_rows=self_rows)
 
 
 @torch.inference_mode()

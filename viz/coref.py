@@ -34,36 +34,37 @@ def plot_arrows(tokens: list[str], source: int, weights: np.ndarray, *, unknown=
     best = int(w.argmax())
     unknown = list(unknown) if unknown is not None else [False] * len(tokens)
     fig = go.Figure()
+    top = float(ys.max()) + 1.5
     for j in np.argsort(w):                       # strongest drawn last, on top
         if w[j] < min_weight or j == source:
             continue
-        x0, y0, x1, y1 = xs[source], ys[source] + 0.5, xs[j], ys[j] + 0.5
-        lift = 1.2 + 0.08 * abs(x1 - x0) + abs(y1 - y0) * 0.3
+        x0, y0, x1, y1 = xs[source], ys[source] + 0.6, xs[j], ys[j] + 0.6
+        lift = 1.0 + 0.06 * abs(x1 - x0) + abs(y1 - y0) * 0.4
         cx, cy = (x0 + x1) / 2, max(y0, y1) + lift
         t = np.linspace(0, 1, 30)
         px = (1 - t) ** 2 * x0 + 2 * (1 - t) * t * cx + t ** 2 * x1
         py = (1 - t) ** 2 * y0 + 2 * (1 - t) * t * cy + t ** 2 * y1
+        top = max(top, float(py.max()) + 0.6)
         fig.add_trace(go.Scatter(x=px, y=py, mode="lines", hoverinfo="skip", showlegend=False,
                                  line=dict(color=ARROW_COLOUR, width=1 + 9 * w[j]), opacity=0.25 + 0.75 * w[j]))
-        fig.add_trace(go.Scatter(x=[x1], y=[y1 + 0.35], mode="markers", hoverinfo="skip", showlegend=False,
+        fig.add_trace(go.Scatter(x=[x1], y=[y1 + 0.45], mode="markers", hoverinfo="skip", showlegend=False,
                                  marker=dict(symbol="triangle-down", size=8 + 10 * w[j], color=ARROW_COLOUR,
                                              opacity=0.25 + 0.75 * w[j])))
-    colours = ["#ffffff"] * len(tokens)
-    colours[source] = "#fde0dd"
-    colours[best] = "#c6dbef" if best != source else colours[best]
     labels = [html.escape(t, quote=False) + ("?" if u else "") for t, u in zip(tokens, unknown)]
     hover = [f"{lab} ·{i}<br>weight {w[i]:.4f}" + ("<br>not in the vocabulary" if unknown[i] else "")
              for i, lab in enumerate(labels)]
-    fig.add_trace(go.Scatter(
-        x=xs, y=ys, mode="markers+text", text=labels, textposition="middle center", hovertext=hover,
-        hoverinfo="text", showlegend=False, textfont=dict(size=17, color=["#b2182b" if u else "#111" for u in unknown]),
-        marker=dict(symbol="square", size=[max(2, len(t)) * 11 + 8 for t in tokens], color=colours,
-                    line=dict(color=["#d62728" if i == source else "#2171b5" if i == best else "#ddd"
-                                     for i in range(len(tokens))], width=2))))
+    for i, lab in enumerate(labels):
+        fig.add_annotation(x=xs[i], y=ys[i], text=lab, showarrow=False, hovertext=hover[i],
+                           font=dict(size=17, color="#b2182b" if unknown[i] else "#111"),
+                           bgcolor="#fde0dd" if i == source else "#c6dbef" if i == best else "rgba(0,0,0,0)",
+                           bordercolor="#d62728" if i == source else "#2171b5" if i == best else "rgba(0,0,0,0)",
+                           borderwidth=2, borderpad=3)
+    # an invisible trace carries the tokens, so hovering anywhere over a word shows its weight
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", text=labels, hovertext=hover, hoverinfo="text",
+                             showlegend=False, marker=dict(size=22, opacity=0)))
     fig.update_xaxes(visible=False, range=[-1, max(per_line, float(xs.max()) + 4)])
-    fig.update_yaxes(visible=False, range=[float(ys.min()) - 2, 6.5], scaleanchor=None)
-    n_lines = int(round(-ys.min() / 3.0)) + 1
-    return style(fig, title, 150 + 95 * n_lines)
+    fig.update_yaxes(visible=False, range=[float(ys.min()) - 1.5, top])
+    return style(fig, title, int(60 + 28 * (top - float(ys.min()) + 1.5)))
 
 
 def plot_head_ranking(accuracy: np.ndarray, *, chosen: tuple[int, int] | None = None,

@@ -16,7 +16,7 @@ def _esc(t) -> str:
 
 
 def plot_next_token_bars(tokens: list[str], probs: np.ndarray, *, chosen: str | None = None,
-                         title: str | None = None) -> go.Figure:
+                         title: str | None = None, y_title: str = "next token") -> go.Figure:
     """Horizontal bars of the most likely next tokens. tokens: K strings; probs: (K,) in [0, 1],
     best first; `chosen` is drawn in red."""
     p = np.asarray(probs, dtype=np.float64)
@@ -26,8 +26,9 @@ def plot_next_token_bars(tokens: list[str], probs: np.ndarray, *, chosen: str | 
                            text=[f"{v:.3f}" for v in p], textposition="outside", cliponaxis=False,
                            customdata=[_esc(t) for t in tokens],
                            hovertemplate="token: %{customdata}<br>probability: %{x:.4f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title="next token")
-    fig.update_xaxes(range=[0, min(1.0, max(0.05, float(p.max(initial=0)) * 1.25))], title="probability")
+    fig.update_yaxes(autorange="reversed", title=y_title)
+    top = max(0.05, float(p.max(initial=0)))
+    fig.update_xaxes(range=[0, top * 1.22], title="probability")          # room for the value labels
     return style(fig, title, height=max(240, 34 * len(tokens) + 110))
 
 
@@ -129,11 +130,11 @@ def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray
     no term (masked LM: only the hidden words; causal LM: every word)."""
     z = np.vstack([np.asarray(mlm_loss, float), np.asarray(clm_loss, float)])      # (2, W)
     rows = ["encoder · masked LM", "decoder · causal LM"]
-    text = [["" if np.isnan(v) else f"{v:.2f}" for v in r] for r in z]
+    text = [["" if np.isnan(v) else f"{v:.2g}" for v in r] for r in z]
     labels = [f"{_esc(t)} ·{i}" for i, t in enumerate(words)]
     fig = go.Figure(go.Heatmap(
         z=z, x=labels, y=rows, colorscale="Oranges", zmin=0, text=text, texttemplate="%{text}",
-        colorbar=dict(title="−log p"),
+        colorbar=dict(title=dict(text="−log p", side="right")),
         hovertemplate="%{y}<br>word: %{x}<br>loss term: %{z:.4f} nats<extra></extra>"))
     fig.update_xaxes(tickangle=-45, title="word (its loss term: −log p of the true word)")
     fig.update_yaxes(autorange="reversed")

@@ -129,11 +129,11 @@ def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int]
     fig = go.Figure([
         go.Image(source=src, x0=0, y0=0, dx=1, dy=1, hoverinfo="skip"),
         go.Scatter(x=centres[head_idx], y=centres[layer_idx], mode="markers", text=text,
-                   customdata=np.stack([layer_idx, head_idx], 1), hovertemplate="%{text}<extra></extra>",
+                   customdata=np.stack([layer_idx, head_idx], 1).tolist(), hovertemplate="%{text}<extra></extra>",
                    marker=dict(symbol="square", size=max(8, min(60, g.cell * 0.8)), color="rgba(0,0,0,0)"),
                    showlegend=False, name="maps"),
         _colorbar_trace(log, colorscale)],
-        layout=layout(title, min(900, g.height + 110), shapes=shapes, dragmode=False, clickmode="event+select",
+        layout=layout(title, min(620, g.height + 110), shapes=shapes, dragmode=False, clickmode="event+select",
                       margin=dict(l=10, r=10, t=60 if title else 40, b=10),
                       xaxis=dict(range=[-2, g.width + 1], tickvals=centres[:H], side="top", showgrid=False,
                                  zeroline=False, ticktext=[f"head {h}" for h in range(H)]),

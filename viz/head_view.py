@@ -83,4 +83,4 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
     return go.Figure(traces, layout=layout(
         title, max(320, 22 * (stop - start) + 120), legend=dict(orientation="h", y=1.02, x=0), dragmode=False,
         clickmode="event+select", xaxis=dict(range=[-0.9, 1.9], visible=False),
-        yaxis=dict(range=[stop - 0.5, start - 0.5], visible=False)))
+        yaxis=dict(range=[stop - 0.5, start - 1.5], visible=False)))

@@ -17,8 +17,17 @@ def _axis_labels(n: int, labels):
 
 def _grid(fig: go.Figure, n: int, height: int | None):
     fig.update_yaxes(autorange="reversed", title="query i", scaleanchor="x", constrain="domain")
-    fig.update_xaxes(title="key j", constrain="domain", tickangle=-60 if n <= 64 else 0)
-    return fig.update_layout(height=height or max(320, min(620, 12 * n + 160)))
+    fig.update_xaxes(title="key j", constrain="domain", tickangle=0)
+    return fig.update_layout(height=height or 460)
+
+
+def _size_ticks(fig: go.Figure, sizes):
+    """Log x axis ticked at the measured sizes (256, 1k, …, 16k); log y axis ticked at powers of 10."""
+    sizes = sorted(set(sizes))
+    fig.update_xaxes(type="log", title="sequence length N", tickvals=sizes,
+                     ticktext=[f"{n // 1024}k" if n >= 1024 else str(n) for n in sizes])
+    fig.update_yaxes(type="log", dtick=1, exponentformat="SI")
+    return fig
 
 
 def plot_mask(mask: np.ndarray, *, title: str | None = None, labels=None, height: int | None = None) -> go.Figure:
@@ -47,7 +56,8 @@ def plot_mask_difference(a: np.ndarray, b: np.ndarray, *, title: str | None = No
     axis = _axis_labels(len(z), labels)
     fig = go.Figure(go.Heatmap(
         z=z, x=axis, y=axis, zmin=-0.5, zmax=3.5, colorscale=scale,
-        colorbar=dict(tickvals=[0, 1, 2, 3], ticktext=list(DIFF_NAMES), thickness=14),
+        colorbar=dict(tickvals=[0, 1, 2, 3], ticktext=list(DIFF_NAMES), thickness=12, orientation="h", y=-0.22,
+                      len=0.9),
         hovertemplate="query %{y} → key %{x}: %{z} (0 neither, 1 only A, 2 only B, 3 both)<extra></extra>"))
     return style(_grid(fig, len(z), height), title)
 
@@ -79,8 +89,7 @@ def plot_pairs_growth(sizes, counts: dict, *, title: str | None = None) -> go.Fi
         fig.add_scatter(x=list(sizes), y=list(ys), mode="lines+markers", name=name,
                         line=dict(color=HEAD_COLOURS[c % 12]),
                         hovertemplate="N = %{x:,}: %{y:,} pairs<extra>%{fullData.name}</extra>")
-    fig.update_xaxes(type="log", title="sequence length N")
-    fig.update_yaxes(type="log", title="allowed (query, key) pairs")
+    _size_ticks(fig, sizes).update_yaxes(title="allowed (query, key) pairs")
     return style(fig, title, 420)
 
 
@@ -94,8 +103,7 @@ def plot_cost(rows: list[dict], value: str, *, title: str | None = None, names: 
         fig.add_scatter(x=[p[0] for p in pts], y=[max(p[1], 1e-3) for p in pts], mode="lines+markers",
                         name=(names or {}).get(m, m), line=dict(color=HEAD_COLOURS[c % 12]),
                         hovertemplate="N = %{x:,}: %{y:,.2f}<extra>%{fullData.name}</extra>")
-    fig.update_xaxes(type="log", title="sequence length N")
-    fig.update_yaxes(type="log", title=unit)
+    _size_ticks(fig, [r["n"] for r in rows if value in r]).update_yaxes(title=unit, dtick=None)
     return style(fig, title, 380)
 
 

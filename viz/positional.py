@@ -16,10 +16,11 @@ def _sym(m: np.ndarray) -> float:
 
 def plot_signed(matrix: np.ndarray, *, title: str | None = None, x_title: str = "key position",
                 y_title: str = "query position", value_name: str = "value", x_labels=None, y_labels=None,
-                decimals: int = 4, height: int | None = None) -> go.Figure:
-    """A signed (rows, cols) matrix on the diverging scale, centred on 0, exact values on hover."""
+                decimals: int = 4, height: int | None = None, zrange: float | None = None) -> go.Figure:
+    """A signed (rows, cols) matrix on the diverging scale, centred on 0 (from −zrange to zrange, default
+    the largest |value|), exact values on hover."""
     m = np.asarray(matrix, dtype=np.float64)
-    r = _sym(m)
+    r = zrange or _sym(m)
     return plot_heatmap(m, x_labels=x_labels, y_labels=y_labels, title=title, zmin=-r, zmax=r,
                         colorscale=DIVERGING_SCALE, x_title=x_title, y_title=y_title, value_name=value_name,
                         decimals=decimals, height=height or 460)
@@ -120,9 +121,10 @@ def plot_scores_by_offset(matrix: np.ndarray, starts: list[int], *, title: str) 
     fig = go.Figure()
     for c, m in enumerate(starts):
         d = np.arange(-m, n - m)
+        line = dict(color=HEAD_COLOURS[c % len(HEAD_COLOURS)], dash=DASHES[c % len(DASHES)],
+                    width=max(1.5, 4.5 - 1.5 * c))
         fig.add_trace(go.Scatter(x=d, y=matrix[m, m + d], mode="lines+markers", name=f"query at {m}",
-                                 marker=dict(size=4), line=dict(color=HEAD_COLOURS[c % len(HEAD_COLOURS)],
-                                                                dash=DASHES[c % len(DASHES)], width=max(1.5, 4.5 - 1.5 * c)),
+                                 marker=dict(size=4), line=line,
                                  hovertemplate=f"query {m}<br>offset %{{x}}<br>score %{{y:.9f}}<extra></extra>"))
     fig.update_xaxes(title="offset δ = key position − query position")
     fig.update_yaxes(title="score")
@@ -140,3 +142,17 @@ def plot_layer_errors(errors: dict, *, title: str = "Attention after undoing the
     fig.update_yaxes(type="log", title="max |Δ weight|", exponentformat="power")
     fig.update_layout(barmode="group")
     return style(fig, title, 320)
+
+
+def plot_row_norms(norms: np.ndarray, initial: float | None = None, *,
+                   title: str = "Length of each learned position vector") -> go.Figure:
+    """norms: (N,) |table[pos]|; initial: the expected length at initialisation (a dotted line).
+    Trained rows move away from it, rows never used stay near it."""
+    x = np.arange(len(norms))
+    fig = go.Figure(go.Scatter(x=x, y=norms, mode="lines+markers", marker=dict(size=4),
+                               name="|p(pos)|", hovertemplate="position %{x}<br>|p| = %{y:.4f}<extra></extra>"))
+    if initial is not None:
+        _reference_line(fig, x, initial, f"random start ≈ {initial:.3f}", "#7f7f7f")
+    fig.update_xaxes(title="position")
+    fig.update_yaxes(title="vector length", rangemode="tozero")
+    return style(fig, title, 300)

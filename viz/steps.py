@@ -36,13 +36,14 @@ def axis_labels(labels, n: int, prefix: str) -> list[str]:
 def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: str | None = None,
                 row_title: str = "token", col_title: str = "dimension", row_prefix: str = "#",
                 col_prefix: str = "d", weights: bool = False, decimals: int = 4, col_groups: int | None = None,
-                height: int | None = None) -> go.Figure:
+                highlight_row: int | None = None, height: int | None = None) -> go.Figure:
     """matrix: (rows, cols), may hold -inf (masked scores, drawn blank and written −∞). Labels: token
     strings (escaped and numbered) or, when None, prefix + index (d0, d1, … for dimensions).
 
     Cells show the value rounded to `decimals` (when there are at most MAX_ANNOTATED_COLS columns);
     hover shows row, column and the exact float64. weights=True: 0..1 blues, else a diverging scale
-    centred on 0. col_groups: draw a divider every col_groups columns (heads in a concatenation)."""
+    centred on 0. col_groups: a divider and a "head k" label every col_groups columns (heads in a
+    concatenation). highlight_row: outline that row (the picked query)."""
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     rows, cols = m.shape
     ys = axis_labels(row_labels, rows, row_prefix)
@@ -63,6 +64,12 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
     if col_groups and cols > col_groups:
         for c in range(col_groups, cols, col_groups):
             fig.add_vline(x=c - 0.5, line=dict(color="black", width=2))
+        for k, c in enumerate(range(0, cols, col_groups)):
+            fig.add_annotation(x=c + (col_groups - 1) / 2, y=1.0, yref="paper", yanchor="bottom",
+                               text=f"head {k + 1}", showarrow=False)
+    if highlight_row is not None:
+        fig.add_shape(type="rect", x0=-0.5, x1=cols - 0.5, y0=highlight_row - 0.5, y1=highlight_row + 0.5,
+                      line=dict(color="black", width=3))
     fig.update_yaxes(autorange="reversed", title=row_title, type="category")
     fig.update_xaxes(title=col_title, type="category", tickangle=-60 if cols > 6 else 0)
     cell = 34 if annotated else 18

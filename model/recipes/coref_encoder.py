@@ -96,8 +96,11 @@ def mlm_accuracy(model, tokenizer: WordTokenizer, samples, seed: int = 0) -> flo
 
 
 def choose_head(model, tokenizer) -> list[int]:
-    """[layer, head] with the best accuracy on the validation split (never on held-out data)."""
-    acc = head_accuracy(model, tokenizer, corpus.eval_samples("val", RECIPE["eval_pairs"]))
+    """[layer, head] with the best accuracy on the validation split (never on held-out data): its schema
+    sentences and its passages, so the head must also resolve "they/their" across sentences."""
+    n = RECIPE["eval_pairs"]
+    val = corpus.eval_samples("val", n) + corpus.eval_samples("val", n // 3, passages=True)
+    acc = head_accuracy(model, tokenizer, val)
     layer, head = np.unravel_index(int(acc.argmax()), acc.shape)
     return [int(layer), int(head)]
 

@@ -20,7 +20,7 @@ from ..trainer import fit, seed_everything
 
 NAME = "sparse_encoder"
 PATTERN = dict(width=8, n_global=1, dilation=1)
-RECIPE = dict(texts=60_000, max_steps=2000, lr=3e-3, tokens_per_step=2048, lengths=(128, 256, 512), mask_rate=0.2,
+RECIPE = dict(texts=60_000, max_steps=2000, lr=3e-3, tokens_per_step=1024, lengths=(128, 256, 512), mask_rate=0.2,
               time_budget_s=450, threads=1)
 EVAL = dict(texts=1_500, seed=12_345, length=512, sequences=24, mask_rate=0.15)
 

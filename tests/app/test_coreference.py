@@ -74,7 +74,7 @@ def test_unknown_words_are_flagged_and_text_without_pronoun_still_works():
     assert not at.exception
     assert any("zorblax" in w.value and "never saw" in w.value for w in at.warning)
     assert any("no pronoun" in i.value for i in at.info)
-    assert "points **zorblax** (token 2)" in _markdown(at)
+    assert "points **the** (token 1)" in _markdown(at)          # any word can be picked instead
 
 
 def test_empty_text_asks_for_input():

@@ -149,3 +149,14 @@ def test_shipped_default_model_runs_the_paragraph_when_present():
     assert at.sidebar.selectbox(key="text_model").value == name
     expected = run_text(model, tok, at.text_area(key="explorer_text").value)
     assert np.allclose(zoom_matrix(at), expected.weights[0, 0], atol=1e-6)
+
+
+def test_head_view_draws_only_the_chosen_heads_and_downloads_are_offered(tiny, page):
+    from viz.head_view import head_colour
+    page.multiselect(key="explorer_heads").set_value([2]).run()
+    assert not page.exception
+    lines = [t for t in chart(page, "explorer_lines")["data"] if t.get("mode") == "lines"]
+    assert lines and {t["line"]["color"] for t in lines} == {head_colour(2)}
+    labels = [b.proto.label for b in page.get("download_button")]
+    assert labels == ["Grid (PNG)", "Zoomed head (PNG)", "Zoomed head (SVG)", "All weights (CSV)",
+                      "All weights (JSON)"]

@@ -71,6 +71,7 @@ def test_top_k_with_k_1_shows_the_greedy_text(at):
 
 def test_step_buttons_move_the_attention_row(at):
     last = at.slider(key="gen_step").value
+    assert last == at.slider(key="gen_step").max >= 2           # a new run opens at its last step
     at.button(key="gen_back").click().run()
     assert at.slider(key="gen_step").value == last - 1
     z = values(chart(at, "gen_growth")["data"][0]["z"])
@@ -106,3 +107,20 @@ def test_fill_in_predicts_the_hidden_word(at):
     bars = chart(at, "fill_bars_0")["data"][0]
     assert len(values(bars["x"])) == at.slider(key="fill_k").value
     assert not at.exception
+
+
+def test_objectives_count_loss_terms_and_use_the_decoders_losses(at, gpt):
+    from model.objectives import causal_token_losses
+    from model.tokenizer import split_words
+    model, tok = gpt
+    at.multiselect(key="obj_masked").set_value([1, 3, 4]).run()
+    words = split_words(at.text_input(key="obj_text").value)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Encoder loss terms"] == f"3 of {len(words)}"
+    assert metrics["Decoder loss terms"] == f"{len(words)} of {len(words)}"
+    losses = causal_token_losses(model, tok.encode(" ".join(words), bos=True).ids)
+    assert metrics["Decoder mean loss (nats)"] == f"{losses.mean():.3f}"
+    z = chart(at, "obj_losses")["data"][0]["z"]
+    rows = values(z).reshape(2, -1) if isinstance(z, dict) else np.array(z, dtype=float)
+    assert np.isfinite(rows[1]).all() and np.isfinite(rows[0]).sum() == (3 if "coref_encoder" in
+                                                                          checkpoints.shipped() else 0)

@@ -75,3 +75,11 @@ def test_swin_view_shows_windows_masks_and_both_models(at):
     assert {"windows_0", "windows_1", "swin_mask", "cmp_vit_scenes", "cmp_swin_scenes"} <= set(figs)
     text = _texts(at)
     assert "ViT · which shape is red?** answers" in text and "Swin · which shape is red?** answers" in text
+
+
+def test_draw_waits_for_a_drawing_without_error(at):
+    at.radio(key="img_model").set_value("vit_digits").run()
+    at.radio(key="img_source").set_value("Draw").run()
+    assert not at.exception and not at.error
+    assert "Draw a digit" in " ".join(i.value for i in at.info)
+    at.radio(key="img_source").set_value("Sample").run()

@@ -17,6 +17,13 @@ def at():
     return page
 
 
+def show(at, tab: str):
+    """Open a tab (only the open tab runs) and rerun."""
+    at.session_state["pos_tab"] = tab
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+
+
 def metric(at, prefix: str) -> float:
     return float(next(m.value for m in at.metric if m.label.startswith(prefix)))
 
@@ -38,14 +45,25 @@ def z_of(trace: dict) -> np.ndarray:
 
 
 def test_page_prints_the_identities_it_claims(at):
+    show(at, "Similarity")
     assert metric(at, "Largest spread among pairs with the same offset") < 1e-9
+    show(at, "Shift identity")
     assert metric(at, "Largest error over positions") <= 1e-9
+    assert any("≤ 1e-9" in s.value for s in at.success)
+    show(at, "Learned vs relative")
     assert metric(at, "RoPE: largest spread") < 1e-12
     assert metric(at, "Sinusoidal added to q, k") > 0.1
-    assert any("≤ 1e-9" in s.value for s in at.success)
+
+
+def test_only_the_open_tab_runs(at):
+    show(at, "Waves")
+    labels = [m.label for m in at.metric]
+    assert not any(label.startswith(("Largest error", "RoPE")) for label in labels)
+    assert any(c.value.startswith("PE(") for c in at.code)
 
 
 def test_shift_matrix_follows_the_chosen_offset(at):
+    show(at, "Shift identity")
     at.number_input(key="shift_k").set_value(37)
     at.selectbox(key="shift_d").select(64)
     at.run()
@@ -56,6 +74,7 @@ def test_shift_matrix_follows_the_chosen_offset(at):
 
 
 def test_waves_draw_one_line_per_chosen_dimension(at):
+    show(at, "Waves")
     at.multiselect(key="pe_dims").set_value([0, 3, 64])
     at.run()
     traces = chart(at, "pe_waves")["data"]
@@ -63,6 +82,7 @@ def test_waves_draw_one_line_per_chosen_dimension(at):
 
 
 def test_lookup_prints_the_formula_value(at):
+    show(at, "Waves")
     at.number_input(key="pe_pos").set_value(50).run()
     at.number_input(key="pe_dim").set_value(3).run()
     assert any("PE(50, 3) = cos(50 / 10000^(2/128)) = " + f"{np.cos(50 / 10000 ** (2 / 128)):.12f}" in c.value
@@ -75,6 +95,7 @@ needs_encoder = pytest.mark.skipif("coref_encoder" not in checkpoints.shipped(),
 
 @needs_encoder
 def test_word_order_demo_on_the_shipped_encoder(at):
+    show(at, "Word order")
     assert metric(at, "Output, positions off") < 1e-4
     assert metric(at, "Attention, positions off") < 1e-5
     assert metric(at, "Output, positions on") > 0.05
@@ -86,6 +107,7 @@ def test_word_order_demo_on_the_shipped_encoder(at):
 
 @needs_encoder
 def test_positions_past_the_learned_table_are_refused_clearly(at):
+    show(at, "Beyond max_len")
     max_len = checkpoints.read_meta("coref_encoder")["config"]["max_len"]
     at.number_input(key="len_pos").set_value(max_len + 5).run()
     assert any("coref_encoder" in e.value and f"max_len = {max_len}" in e.value for e in at.error)

@@ -1,27 +1,10 @@
 """A real `streamlit run` server on loopback and a headless Debian chromium page that fails on
 console errors, page errors, and any request that leaves loopback. Screenshots go to screenshots/."""
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser.server import ARGS, CHROMIUM, ROOT, launch, streamlit_server, wait_for_app  # noqa: F401
+
 SHOTS = ROOT / "screenshots"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="session")
@@ -32,35 +15,18 @@ def server_log(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def server_url(server_log):
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium")
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-           f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
-           "--server.fileWatcherType=none"]
-    log = open(server_log, "w")
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.2)
-    else:
-        proc.terminate()
-        pytest.fail("streamlit did not start: " + server_log.read_text()[-2000:])
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
-    log.close()
+    try:
+        with streamlit_server(server_log) as url:
+            yield url
+    except RuntimeError as e:
+        pytest.fail(str(e))
 
 
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        b = launch(pw)
         yield b
         b.close()
 
@@ -98,13 +64,6 @@ def shot(page, name: str):
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
-
-
-def wait_for_app(page, timeout: float = 60_000):
-    """Wait until Streamlit finished running the script (no 'running' indicator)."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
 def open_app_page(page, server_url: str, file: str, timeout: float = 120_000):

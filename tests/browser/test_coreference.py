@@ -7,22 +7,25 @@ from tests.browser.conftest import shot, wait_for_app
 CHART = '[data-testid="stPlotlyChart"]'
 
 
+def _open(page, server_url):
+    """Home, then the sidebar link (a deep link makes Streamlit probe /coreference/_stcore: a 404)."""
+    page.goto(server_url)
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Coreference").click()
+    page.wait_for_url("**/coreference", timeout=30_000)
+    wait_for_app(page, timeout=180_000)
+
+
 def _wait_charts(page, n: int):
     page.wait_for_function(f"() => document.querySelectorAll('{CHART} .main-svg').length >= {n}", timeout=90_000)
 
 
 def test_coreference_page_draws_arrows_ranking_and_pairs(page, server_url):
-    page.goto(f"{server_url}/coreference")
-    wait_for_app(page, timeout=120_000)
+    _open(page, server_url)
     expect(page.get_by_text("points it (token 11) at restaurant (token 2)", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)
-    page.locator(CHART).first.scroll_into_view_if_needed()
     expect(page.locator(f"{CHART} .heatmaplayer image").first).to_be_attached(timeout=60_000)
     shot(page, "coreference_paragraph")
-
-    page.get_by_role("tab", name="Heads ranked").click()
-    expect(page.locator(f"{CHART} .barlayer .bars path")).to_have_count(16, timeout=60_000)
-    shot(page, "coreference_ranking")
 
     page.get_by_role("tab", name="Minimal pairs").click()
     page.get_by_role("combobox", name="Minimal pair").click()
@@ -31,17 +34,20 @@ def test_coreference_page_draws_arrows_ranking_and_pairs(page, server_url):
     expect(page.get_by_text("in A, it → trophy; in B → suitcase", exact=False)).to_be_visible(timeout=60_000)
     shot(page, "coreference_pairs")
 
+    page.get_by_role("tab", name="Heads ranked").click()
+    expect(page.locator(f"{CHART} .barlayer .bars path")).to_have_count(16, timeout=60_000)
+    shot(page, "coreference_ranking")
+
 
 def test_typed_markup_is_shown_as_text_not_run(page, server_url):
-    page.goto(f"{server_url}/coreference")
-    wait_for_app(page, timeout=120_000)
+    _open(page, server_url)
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     box = page.get_by_role("textbox", name="Text", exact=True)
     box.fill('The <img src=x onerror=alert(1)> cafe closed because it was busy. <b>bold</b>')
     box.press("Control+Enter")
     wait_for_app(page)
-    expect(page.get_by_text("never saw", exact=False)).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("Words the model never saw", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)
     assert page.locator("img[src='x']").count() == 0 and not dialogs
     expect(page.locator(f"{CHART} text", has_text="<?").first).to_be_attached()   # "<" shown, flagged unknown

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.skipif("course_gpt" not in checkpoints.shipped(),
 
 def open_page(page, server_url):
     """Home first, then the sidebar link (a direct /generation URL makes Streamlit probe a 404 path)."""
+    page.set_viewport_size({"width": 1400, "height": 2200})     # the whole page in one screenshot
     page.goto(server_url)
     wait_for_app(page)
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Decoder & generation").click()

@@ -9,7 +9,8 @@ HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer image'
 
 
 def _open(page, server_url):
-    page.goto(f"{server_url}/images")
+    page.goto(server_url)                        # deep links probe <path>/_stcore/*: go through the sidebar
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Image patches").click()
     wait_for_app(page)
     page.wait_for_selector(HEATMAP, timeout=60_000)
 
@@ -44,3 +45,19 @@ def test_a_bad_upload_shows_a_message_and_the_page_lives_on(page, server_url):
     page.get_by_text("Sample", exact=True).click()
     wait_for_app(page)
     expect(page.get_by_text("The model answers")).to_be_visible(timeout=60_000)
+
+
+def test_a_drawn_digit_is_read_by_the_model(page, server_url):
+    _open(page, server_url)
+    page.get_by_text("Draw", exact=True).click()
+    canvas = page.locator("canvas").last
+    canvas.wait_for(timeout=60_000)
+    box = canvas.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.15
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x, y + box["height"] * 0.7, steps=15)            # one long vertical stroke: a 1
+    page.mouse.up()
+    expect(page.get_by_text("The model answers")).to_be_visible(timeout=60_000)
+    page.wait_for_selector(HEATMAP, timeout=60_000)
+    shot(page, "images_drawn")

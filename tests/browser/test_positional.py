@@ -20,13 +20,14 @@ def open_page(page, server_url):
 
 def open_tab(page, name: str):
     page.get_by_role("tab", name=name).click()
+    wait_for_app(page)                                              # only the open tab runs: a rerun
     panel = page.get_by_role("tabpanel", name=name)
     expect(panel).to_be_visible()
     return panel
 
 
 def test_positional_page_draws_every_tab(page, server_url):
-    page.set_viewport_size({"width": 1400, "height": 3200})        # screenshots see a whole tab
+    page.set_viewport_size({"width": 1400, "height": 4400})        # screenshots see a whole tab
     open_page(page, server_url)
     page.get_by_role("heading", name="Positional encodings").wait_for()
     if "coref_encoder" in checkpoints.shipped():

@@ -149,7 +149,8 @@ def test_shipped_course_gpt_reads_512_tokens_and_beats_chance():
     model, meta = checkpoints.load("course_gpt")
     assert model.config.kind == "decoder" and model.config.max_len == 512
     assert model.config.pos_encoding == "sinusoidal"
-    tok = course_gpt.tokenizer()
+    from model.tokenizer import WordTokenizer
+    tok = WordTokenizer.from_dict(meta["tokenizer"])
     scores = course_gpt.next_token_scores(model, course_gpt.heldout_texts(60), tok)
     assert scores["acc"] > 0.5 and scores["ppl"] < 10
     assert abs(scores["acc"] - meta["metrics"]["next_token_acc_heldout"]) < 0.1

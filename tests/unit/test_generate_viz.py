@@ -1,8 +1,7 @@
 """The decoder page's figures: the right traces and values for small arrays, escaped labels."""
 import numpy as np
 
-from viz.generation import (plot_beam_tree, plot_causal_growth, plot_next_token_bars, plot_objectives,
-                            tree_layout)
+from viz.generation import plot_beam_tree, plot_causal_growth, plot_next_token_bars, plot_objectives, tree_layout
 
 
 def test_next_token_bars_show_probabilities_and_highlight_the_choice():
@@ -42,4 +41,4 @@ def test_causal_growth_blanks_rows_not_fed_yet():
 def test_objectives_rows_have_values_only_where_there_is_a_loss_term():
     fig = plot_objectives(["the", "cat", "sat"], np.array([np.nan, 1.5, np.nan]), np.array([2.0, 1.0, 0.5]))
     text = fig.data[0].text
-    assert list(text[0]) == ["", "1.50", ""] and list(text[1]) == ["2.00", "1.00", "0.50"]
+    assert list(text[0]) == ["", "1.5", ""] and list(text[1]) == ["2", "1", "0.5"]

@@ -120,3 +120,28 @@ def test_cost_methods_agree_and_dense_memory_grows_with_n_squared():
     assert rows["dense_masked"]["peak_mib"] >= 0.9 * n2_mib
     assert rows["sparse"]["peak_mib"] < rows["dense_masked"]["peak_mib"] / 4
     assert rows["sparse"]["time_ms"] > 0
+
+
+@pytest.fixture(scope="module")
+def shipped_sparse():
+    from model import checkpoints
+    from model.tokenizer import WordTokenizer
+    model, meta = checkpoints.load("sparse_encoder")
+    return model, WordTokenizer.from_dict(meta["tokenizer"]), meta
+
+
+def test_shipped_sparse_encoder_uses_the_kernel_on_512_tokens(shipped_sparse):
+    from model.recipes import sparse_encoder as recipe
+    model, tok, meta = shipped_sparse
+    assert isinstance(model, SparseTransformer) and model.config.max_len >= 512
+    assert meta["config"]["sparse"] == recipe.PATTERN
+    inputs, targets = recipe.eval_batch(tok)
+    inputs, targets = inputs[:3], targets[:3]                          # (3, 512)
+    with torch.no_grad():
+        fast = model(inputs)                                            # blocked kernel
+        dense = model.lm_head(model.encode(inputs, mask=model.pattern_mask(512)).x)
+    assert torch.allclose(fast, dense, atol=1e-4)
+    hidden = targets >= 0
+    acc = float((fast.argmax(-1) == targets)[hidden].float().mean())
+    counts = np.bincount(targets[hidden].numpy())
+    assert acc > counts.max() / counts.sum() + 0.05                     # beats always guessing the commonest word

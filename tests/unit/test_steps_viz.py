@@ -28,9 +28,16 @@ def test_weights_use_a_fixed_zero_to_one_scale_and_big_matrices_skip_cell_text()
     assert wide.text is None and wide.customdata.shape == (3, 30) and wide.showscale is not False
 
 
-def test_head_dividers_are_drawn_between_column_groups():
+def test_head_dividers_and_labels_are_drawn_between_column_groups():
     fig = plot_matrix(np.zeros((2, 12)), col_groups=4)
     assert [s.x0 for s in fig.layout.shapes] == [3.5, 7.5]
+    assert [a.text for a in fig.layout.annotations] == ["head 1", "head 2", "head 3"]
+
+
+def test_the_picked_query_row_is_outlined():
+    fig = plot_matrix(np.zeros((5, 5)), highlight_row=3)
+    (rect,) = fig.layout.shapes
+    assert (rect.y0, rect.y1, rect.x0, rect.x1) == (2.5, 3.5, -0.5, 4.5)
 
 
 def test_trace_figure_has_norm_mean_and_variance_panels():

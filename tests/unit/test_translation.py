@@ -88,6 +88,7 @@ def test_greedy_equals_beam_of_width_one(tiny, toks):
         steps = translate.greedy(tiny, src, max_new=12)
         beam = translate.beam_search(tiny, src, width=1, max_new=12)
         assert len(beam) == 1 and beam[0].ids == steps.ids
+        assert translate.greedy(tiny, src, max_new=12, capture=False).ids == steps.ids
 
 
 def test_beam_returns_width_hypotheses_best_first(tiny, toks):

@@ -1,0 +1,99 @@
+"""AppTest of the masks page: the drawn masks, densities, layer counts, the live run and the measured cost
+are the ones model/ computes for the chosen settings."""
+import base64
+import json
+
+import numpy as np
+import pytest
+
+from model import mask_counts, masks
+from tests.app.conftest import open_page
+
+
+@pytest.fixture(scope="module")
+def at():
+    page = open_page("masks.py", timeout=120)
+    assert not page.exception, [e.message for e in page.exception]
+    return page
+
+
+def chart(at, key: str) -> dict:
+    for el in at.get("plotly_chart"):
+        if el.proto.id.endswith(key) or f"-{key}-" in el.proto.id or key in el.proto.id:
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no plotly chart {key}")
+
+
+def z_of(trace: dict) -> np.ndarray:
+    z = trace["z"]
+    if isinstance(z, dict):                                        # Plotly 7 typed array
+        shape = [int(s) for s in str(z["shape"]).split(",")]
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.array(z, dtype=np.float64)
+
+
+def metric(at, prefix: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(prefix))
+
+
+def test_default_masks_are_drawn_from_the_registry(at):
+    np.testing.assert_array_equal(z_of(chart(at, "masks_plot_A")["data"][0]), masks.sliding_window(32, 2))
+    np.testing.assert_array_equal(z_of(chart(at, "masks_plot_B")["data"][0]), masks.extra_global_tokens(32, 1, 2))
+    assert metric(at, "density of A") == f"{masks.sliding_window(32, 2).mean():.2%}"
+
+
+def test_changing_pattern_redraws_mask_difference_and_reach(at):
+    at.number_input(key="masks_n").set_value(40)
+    at.selectbox(key="masks_A_pattern").set_value("dilated")
+    at.run()
+    at.number_input(key="masks_A_width").set_value(3)
+    at.run()
+    assert not at.exception
+    a, b = masks.dilated_window(40, 3, 2), masks.extra_global_tokens(40, 1, 2)
+    np.testing.assert_array_equal(z_of(chart(at, "masks_plot_A")["data"][0]), a)
+    np.testing.assert_array_equal(z_of(chart(at, "masks_plot_diff")["data"][0]),
+                                  (a & ~b) * 1 + (b & ~a) * 2 + (a & b) * 3)
+    assert metric(at, "pairs that differ") == f"{int((a != b).sum()):,}"
+    np.testing.assert_array_equal(z_of(chart(at, "masks_reach_A")["data"][0]), masks.receptive_field(a, 2))
+    text = " ".join(m.value for m in at.markdown)
+    assert "never connects everything" in text                      # dilation 2 keeps odd and even apart
+    assert "after **2** layers" in text                            # one global token: two hops
+
+
+def test_bad_global_positions_get_a_readable_error(at):
+    at.selectbox(key="masks_B_pattern").set_value("global")
+    at.run()
+    at.text_input(key="masks_B_positions").set_value("0, banana")
+    at.run()
+    assert not at.exception
+    assert any("whole numbers" in e.value for e in at.error)
+
+
+def test_live_effect_zeroes_blocked_weights_and_compares_with_full_attention(at):
+    assert metric(at, "largest weight on a blocked pair") == "0 exactly"
+    at.number_input(key="masks_live_width").set_value(1)
+    at.run()
+    assert not at.exception
+    n = int(metric(at, "tokens N"))
+    mask = masks.extra_global_tokens(n, 1, 1)
+    z = z_of(chart(at, "masks_live_masked")["data"][0])
+    assert z.shape == (n, n) and (z[~mask] == 0).all()
+    np.testing.assert_allclose(z.sum(1), 1.0, atol=1e-4)
+    full = z_of(chart(at, "masks_live_full")["data"][0])
+    assert (full[~mask] > 0).any()                                  # full attention does use the blocked pairs
+
+
+def test_cost_curves_count_pairs_and_measure_on_demand(at):
+    pairs = chart(at, "masks_pairs")["data"]
+    window = next(t for t in pairs if t["name"].startswith("Sliding window"))
+    ys = window["y"] if isinstance(window["y"], list) else z_of({"z": window["y"]})
+    assert int(ys[-1]) == mask_counts.allowed_pairs("window", 16384, width=128)
+    at.multiselect(key="masks_cost_n").set_value([256, 512])
+    at.multiselect(key="masks_cost_methods").set_value(["dense_masked", "sparse"])
+    at.button(key="masks_cost_go").click()
+    at.run(timeout=180)
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert len(table) == 4 and set(table["method"]) == {"dense_masked", "sparse"}
+    assert (table["time (ms)"] > 0).all()
+    assert chart(at, "masks_time")["data"] and chart(at, "masks_mem")["data"]

@@ -1,0 +1,73 @@
+"""In a real browser, on the shipped default model: the explorer shows the textbook paragraph, the
+all-heads image and the zoomed head; hovering the zoom shows a weight that equals the model's own;
+clicking a map in the grid zooms that head. Screenshots: screenshots/explorer_*.png."""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from app_pages import _shared
+from model import checkpoints
+from model.inspect import run_text
+from model.tokenizer import WordTokenizer
+from tests.browser.conftest import shot, wait_for_app
+
+HOVER = re.compile(r"query: (.+) ·(\d+)\s*key: (.+) ·(\d+)\s*weight: ([0-9.]+)")
+
+
+def open_explorer(page, server_url):
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    page.goto(server_url)
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Attention explorer").click()
+    page.wait_for_url("**/explorer", timeout=30_000)
+    wait_for_app(page, timeout=180_000)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .imagelayer image', timeout=120_000)
+    page.wait_for_selector('[data-testid="stPlotlyChart"] .heatmaplayer image', timeout=120_000)
+
+
+def zoom_image(page):
+    return page.locator('[data-testid="stPlotlyChart"]').nth(1).locator(".heatmaplayer image")
+
+
+@pytest.fixture(scope="module")
+def shipped_run():
+    name = _shared.DEFAULT_TEXT_MODEL
+    if name not in checkpoints.shipped():
+        pytest.fail(f"{name} is not in assets/: train it with `python -m model.train {name}`")
+    model, meta = checkpoints.load(name)
+    return model, WordTokenizer.from_dict(meta["tokenizer"])
+
+
+def test_paragraph_grid_zoom_and_a_hover_that_shows_the_models_weight(page, server_url, shipped_run):
+    open_explorer(page, server_url)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    expect(page.get_by_text("Attention explorer", exact=True).first).to_be_visible()
+    expect(page.get_by_role("heading", name="All heads")).to_be_visible()
+    text = page.get_by_role("textbox", name="Text", exact=True).input_value()
+    assert "ham sandwich" in text and "Their ambiance" in text
+    shot(page, "explorer_paragraph")
+
+    box = zoom_image(page).bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.27, box["y"] + box["height"] * 0.26)
+    hover = page.locator(".hoverlayer .hovertext").first
+    expect(hover).to_contain_text("weight:", timeout=10_000)
+    match = HOVER.search(hover.text_content())
+    assert match, hover.text_content()
+    i, j, shown = int(match.group(2)), int(match.group(4)), float(match.group(5))
+    model, tok = shipped_run
+    expected = run_text(model, tok, text, add_cls_sep=True)
+    assert match.group(1) == expected.tokens[i] and match.group(3) == expected.tokens[j]
+    assert shown == pytest.approx(float(expected.weights[0, 0, i, j]), abs=5e-7)
+    shot(page, "explorer_hover")
+
+
+def test_clicking_a_map_in_the_grid_zooms_that_head(page, server_url):
+    open_explorer(page, server_url)
+    grid = page.locator('[data-testid="stPlotlyChart"]').first.locator(".imagelayer image")
+    box = grid.bounding_box()
+    # layer 2, head 1 of a 4 × 4 grid: the centre of row 2, column 1
+    page.mouse.click(box["x"] + box["width"] * 1.5 / 4, box["y"] + box["height"] * 2.5 / 4)
+    expect(page.get_by_role("heading", name="Layer 2, head 1")).to_be_visible(timeout=60_000)
+    wait_for_app(page, timeout=120_000)
+    shot(page, "explorer_grid_click")

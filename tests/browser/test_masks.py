@@ -1,0 +1,65 @@
+"""In a real browser: the masks page draws its masks, reach and live maps, measures the cost on demand, and
+shows typed markup as text."""
+from playwright.sync_api import expect
+
+from model import checkpoints
+from tests.browser.conftest import shot, wait_for_app
+
+HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer image'
+LINES = '[data-testid="stPlotlyChart"] .scatterlayer .trace'
+
+
+def open_page(page, server_url):
+    """Home first, then the sidebar link (a direct load probes /masks/_stcore/*: console 404s)."""
+    page.goto(server_url)
+    wait_for_app(page, timeout=120_000)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Masks & sparse attention").click()
+    page.wait_for_url("**/masks", timeout=30_000)
+    wait_for_app(page, timeout=120_000)
+
+
+def open_tab(page, name: str):
+    page.get_by_role("tab", name=name).click()
+    panel = page.get_by_role("tabpanel", name=name)
+    expect(panel).to_be_visible()
+    return panel
+
+
+def test_masks_page_draws_every_tab_and_measures(page, server_url):
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    open_page(page, server_url)
+    page.get_by_role("heading", name="Masks & sparse attention").wait_for()
+    panel = open_tab(page, "Pattern lab")
+    expect(panel.locator(HEATMAP)).to_have_count(3, timeout=60_000)
+    expect(panel.get_by_text("density of A", exact=False)).to_be_visible()
+    shot(page, "masks_lab")
+    panel = open_tab(page, "Receptive field")
+    expect(panel.locator(HEATMAP)).to_have_count(2, timeout=60_000)
+    expect(panel.get_by_text("every token reaches every other after", exact=False).first).to_be_visible()
+    shot(page, "masks_reach")
+    if checkpoints.shipped():
+        panel = open_tab(page, "Live effect")
+        expect(panel.locator(HEATMAP)).to_have_count(2, timeout=60_000)
+        expect(panel.get_by_text("0 exactly")).to_be_visible()
+        shot(page, "masks_live")
+    panel = open_tab(page, "Cost")
+    panel.locator(LINES).first.wait_for(timeout=60_000)
+    panel.get_by_role("button", name="Measure").click()
+    expect(panel.locator('[data-testid="stDataFrame"]')).to_be_visible(timeout=180_000)
+    wait_for_app(page, timeout=120_000)
+    shot(page, "masks_cost")
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_typed_markup_stays_text_in_the_live_effect(page, server_url):
+    if not checkpoints.shipped():
+        return
+    open_page(page, server_url)
+    panel = open_tab(page, "Live effect")
+    box = panel.get_by_role("textbox", name="Text", exact=True)
+    box.fill("<img src=x onerror=alert(1)> the restaurant was busy .")
+    box.press("Control+Enter")
+    wait_for_app(page, timeout=120_000)
+    expect(panel.locator(HEATMAP)).to_have_count(2, timeout=60_000)
+    assert page.locator("img[src=x]").count() == 0
+    expect(panel.get_by_text("tokens N")).to_be_visible()
