@@ -246,7 +246,8 @@ def length_section():
                           index=pd.Index(np.arange(8), name="dimension")))
     for name, meta in sorted(_shared.learned_position_models().items()):
         if meta.get("modality", "text") == "image":
-            rows = len(_shared.learned_position_table(name))
+            c = meta["config"]
+            rows = (c.get("image_size", 0) // max(1, c.get("patch_size", 1))) ** 2 + 1
             st.info(f"{html.escape(name)}: a learned table of {rows} rows (<cls> + {rows - 1} patches): "
                     "a larger image would have patches with no position vector.")
             continue

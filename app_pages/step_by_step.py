@@ -2,6 +2,7 @@
 the √d_k scaling, softmax, Z, in row form and in the textbook's column form; the lecture's worked
 example and exercise; why √d_k; multi-head + W_O; a token through Add & Norm and the FFN; the causal mask."""
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,11 @@ from viz.steps import plot_matrix, plot_saturation, plot_softmax_bars, plot_trac
 DEFAULT_TEXT = "The restaurant refused to serve me a ham sandwich because it was too salty."
 D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 N_KEYS = 8
+
+
+def md(text: str) -> str:
+    """Typed text made inert for st.markdown: Markdown and LaTeX ($) characters backslash-escaped."""
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~$<>])", r"\\\1", str(text))
 
 
 def to_json(arrays: dict) -> str:
@@ -127,7 +133,7 @@ def live_controls(name: str, model):
         text = DEFAULT_TEXT
     ids, tokens, notices, hidden = _shared.step_layer_inputs(name, _shared.device(), text, steps.MAX_TOKENS)
     for n in notices:
-        st.info(n)
+        st.info(md(n))
     T = len(tokens)
     for key, limit in (("steps_layer", c.n_layers), ("steps_head", c.n_heads), ("steps_token", T)):
         if st.session_state.get(key, 0) >= limit:
@@ -170,7 +176,7 @@ def one_head_section(model, s: steps.HeadSteps, token: int, mask):
     show(s.Z, f"Z = weights·V ({T}, {D}); the outlined row is the query token's z", row_labels=tok,
          highlight_row=token)
 
-    st.markdown(f"**Query token {token} · “{tok[token]}”**, key by key:")
+    st.markdown(f"**Query token {token} · “{md(tok[token])}”**, key by key:")
     st.dataframe(pd.DataFrame({"key": [f"{j} · {t}" for j, t in enumerate(tok)], "q·k": s.scores[token],
                                f"÷ √{D}": s.scaled[token], "weight": s.weights[token]}).style.format(precision=4),
                  hide_index=True, height=min(400, 36 * T + 40))
@@ -206,7 +212,7 @@ def multi_head_section(model, s: steps.HeadSteps, mask):
 
 def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask):
     own = model.config.norm
-    st.markdown(f"Token {token} · “{s.tokens[token]}” through layer {s.layer + 1}. This model is "
+    st.markdown(f"Token {token} · “{md(s.tokens[token])}” through layer {s.layer + 1}. This model is "
                 f"**{'post-LN' if own == 'post' else 'pre-LN'}**; the other arrangement is computed with the "
                 "same weights as a what-if (the model was not trained that way).")
     if model.config.activation != "relu":

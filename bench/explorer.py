@@ -12,7 +12,7 @@ import torch
 
 from model import analysis, checkpoints, head_stats
 from model.config import preset
-from model.inspect import capture_stack, run_text
+from model.inspect import capture_buffer, capture_stack, run_text
 from model.tokenizer import WordTokenizer
 from model.transformer import Transformer
 from viz import grid, head_view
@@ -97,8 +97,9 @@ def capture_ratio(name: str, n: int, kind: str, repeats: int) -> dict:
         model.encode(ids)
 
     @torch.inference_mode()
-    def captured():
-        capture_stack(model.encode(ids, capture=True))    # weights as the (L, H, N, N) numpy the page uses
+    def captured():                                   # as run_text: one preallocated buffer, numpy view
+        buf = capture_buffer(model, n)
+        capture_stack(model.encode(ids, capture=True, weights_out=buf), weights=buf)
     fast(), captured()
     t = {"fast": [], "capture": []}
     for _ in range(repeats):                          # interleaved: both see the same machine load
@@ -161,16 +162,18 @@ def draw_seconds(weights: np.ndarray, repeats: int) -> dict:
 
 
 def run(quick: bool = False) -> dict:
+    from threadpoolctl import threadpool_limits
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        reps = 5 if quick else 20
-        out = refresh(reps)
-        out.update(capture_ratio(DEFAULT, 128, "encoder", reps * 2))
-        out.update(capture_ratio(LONG, 512, "decoder", reps))
-        w = random_weights()
-        out.update(payload(w))
-        out.update(draw_seconds(w, 1 if quick else 3))
+        with threadpool_limits(1):                   # numpy's BLAS too: one thread, like torch
+            reps = 5 if quick else 20
+            out = refresh(reps)
+            out.update(capture_ratio(DEFAULT, 128, "encoder", reps * 2))
+            out.update(capture_ratio(LONG, 512, "decoder", reps * 2))
+            w = random_weights()
+            out.update(payload(w))
+            out.update(draw_seconds(w, 1 if quick else 3))
         return out
     finally:
         torch.set_num_threads(threads)

@@ -14,6 +14,7 @@ def _open(page, server_url):
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Coreference").click()
     page.wait_for_url("**/coreference", timeout=30_000)
     wait_for_app(page, timeout=180_000)
+    page.set_viewport_size({"width": 1400, "height": 2400})     # the whole page in each screenshot
 
 
 def _wait_charts(page, n: int):
