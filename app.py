@@ -1,7 +1,12 @@
 """Attention Lab: the Streamlit entry. Page config, the shared sidebar, and the page router."""
-import streamlit as st
+import os
 
-from app_pages import _pages, _shared
+# Small matrices run faster on one BLAS thread, and sessions already run in parallel threads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import streamlit as st  # noqa: E402
+
+from app_pages import _pages, _shared  # noqa: E402
 
 st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png", layout="wide")
 

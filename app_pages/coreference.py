@@ -71,7 +71,7 @@ def pronoun_view(run, chosen: tuple[int, int]):
         top = np.argsort(-r, kind="stable")[:3]
         table.append({"head": name, "points at": f"{tokens[top[0]]} ·{top[0]}", "weight": float(r[top[0]]),
                       "2nd": f"{tokens[top[1]]} {r[top[1]]:.2f}", "3rd": f"{tokens[top[2]]} {r[top[2]]:.2f}"})
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch",
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3,
                  column_config={"weight": st.column_config.ProgressColumn(format="%.3f", min_value=0, max_value=1)})
     fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
                        x_title="key token", y_title="head",

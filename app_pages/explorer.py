@@ -153,7 +153,7 @@ with lines_tab:
     st.caption(f"Layer {layer}: a line from each query (left) to each key (right), opacity = weight, "
                f"colour = head; weights below {min_w:g} are not drawn. Click a token to pick it.")
 with stats_tab:
-    st.markdown(f"**What `{html.escape(tokens[picked])}` (token {picked}) attends to in layer {layer}**")
+    st.markdown(f"**What `{tokens[picked].replace('`', chr(39))}` (token {picked}) attends to in layer {layer}**")
     st.plotly_chart(stat_viz.plot_attends_to(weights[layer], tokens, picked, heads=range(H)),
                     key="explorer_bars", config=PLOT_CONFIG, width="stretch")
     which = st.selectbox("Statistic", list(STAT_NAMES), format_func=STAT_NAMES.get, key="explorer_stat")

@@ -63,7 +63,7 @@ def _drawing(digits: bool) -> bytes | None:
     if img is None or np.ptp(img[..., :3]) < 30:
         return None
     buf = io.BytesIO()
-    Image.fromarray(img.astype(np.uint8), "RGBA").save(buf, "PNG")
+    Image.fromarray(img[..., :3].astype(np.uint8), "RGB").save(buf, "PNG")      # the canvas is opaque
     return buf.getvalue()
 
 
@@ -114,11 +114,11 @@ for note in prep.notes:
     st.caption(note)
 cols = st.columns(len(prep.stages))
 for col, (title, arr) in zip(cols, prep.stages):
-    col.plotly_chart(vimg.plot_image(arr, title=title, height=230, signed=title.startswith("normalised")),
+    col.plotly_chart(vimg.plot_image(arr, title=title, height=230, signed=title == "normalised"),
                      key=f"stage_{title}")
 st.caption(f"Loaded {loaded.format}, {loaded.original_size[0]} × {loaded.original_size[1]} pixels, mode "
-           f"{loaded.original_mode}. The model reads the normalised array: mean {np.round(pre['mean'], 3).tolist()}, "
-           f"std {np.round(pre['std'], 3).tolist()} (of the training images).")
+           f"{loaded.original_mode}. The model reads the normalised array (x − mean) / std with mean "
+           f"{np.round(pre['mean'], 3).tolist()} and std {np.round(pre['std'], 3).tolist()} of the training images.")
 shown = prep.stages[-2][1]                                     # the resized image in [0, 1]
 
 # ---- 3 · patches -----------------------------------------------------------------------------------------

@@ -90,6 +90,9 @@ def lecture_section():
     w, z = ex["weights"][0], ex["Z"][0]
     st.success(f"Row 1 of the weights: [{w[0]:.4f}, {w[1]:.4f}];  row 1 of Z: "
                f"[{z[0]:.4f}, {z[1]:.4f}, {z[2]:.4f}]: the lecture's printed numbers.")
+    column = reference.attention_column_form(ex["Q"], ex["K"], ex["V"])
+    st.caption("The textbook's column form V·Softmax[KᵀQ/√D_q] with tokens as columns gives Zᵀ: largest "
+               f"|difference| {np.abs(column.T - ex['Z']).max():.1e}.")
     downloads(ex, "worked_example", rows, key="lecture")
 
     st.subheader("The exercise")

@@ -180,5 +180,5 @@ def preprocess(img: Image.Image, *, size: int, grayscale: bool, mean, std, ink_l
     m = np.asarray(mean, dtype=np.float32)[:, None, None]
     s = np.asarray(std, dtype=np.float32)[:, None, None]
     x = ((chw - m) / s).astype(np.float32)
-    stages.append(("normalised (x − mean) / std", x[0] if len(x) == 1 else x.transpose(1, 2, 0)))
+    stages.append(("normalised", x[0] if len(x) == 1 else x.transpose(1, 2, 0)))
     return Preprocessed(x, stages, notes)

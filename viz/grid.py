@@ -101,7 +101,8 @@ def _colorbar_trace(log: bool, colorscale: str) -> go.Scatter:
     ticks = dict(tickvals=[0, 0.25, 0.5, 0.75, 1], ticktext=["1e-4", "1e-3", "0.01", "0.1", "1"]) if log else {}
     return go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
                       marker=dict(colorscale=colorscale, cmin=0, cmax=1, color=[0], showscale=True,
-                                  colorbar=dict(title="weight" + (" (log)" if log else ""), thickness=14,
+                                  colorbar=dict(title=dict(text="weight" + (" (log)" if log else ""), side="right"),
+                                                orientation="h", y=-0.02, yanchor="top", len=0.8, thickness=12,
                                                 **ticks)))
 
 
@@ -133,7 +134,7 @@ def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int]
                    marker=dict(symbol="square", size=max(8, min(60, g.cell * 0.8)), color="rgba(0,0,0,0)"),
                    showlegend=False, name="maps"),
         _colorbar_trace(log, colorscale)],
-        layout=layout(title, min(620, g.height + 110), shapes=shapes, dragmode=False, clickmode="event+select",
+        layout=layout(title, min(600, g.height + 130), shapes=shapes, dragmode=False, clickmode="event+select",
                       margin=dict(l=10, r=10, t=60 if title else 40, b=10),
                       xaxis=dict(range=[-2, g.width + 1], tickvals=centres[:H], side="top", showgrid=False,
                                  zeroline=False, ticktext=[f"head {h}" for h in range(H)]),

@@ -31,19 +31,21 @@ def plot_attends_to(layer_weights: np.ndarray, tokens: list[str], query: int, *,
                     k: int = 6) -> go.Figure:
     """layer_weights (H, N, N). One panel per head: the k keys the query token weighs most, as bars."""
     heads = list(heads) or [0]
-    gap = 0.06
+    gap = 0.16
     width = (1 - gap * (len(heads) - 1)) / len(heads)
     traces, axes, titles = [], {}, []
     for col, h in enumerate(heads):
         row = layer_weights[h, query]
         top = np.argsort(-row, kind="stable")[:k]
         suffix = "" if col == 0 else str(col + 1)
-        traces.append(go.Bar(x=row[top].astype(np.float32), y=[f"{html.escape(tokens[j], quote=False)} ·{j}" for j in top],
+        names = [f"{html.escape(tokens[j], quote=False)} ·{j}" for j in top]
+        traces.append(go.Bar(x=row[top].astype(np.float32), y=names,
                              orientation="h", showlegend=False, marker_color=head_colour(h), xaxis=f"x{suffix}",
                              yaxis=f"y{suffix}", hovertemplate="key %{y}<br>weight %{x:.6f}<extra>head " + str(h)
                              + "</extra>"))
         left = col * (width + gap)
-        axes[f"xaxis{suffix}"] = dict(domain=[left, left + width], range=[0, 1], anchor=f"y{suffix}")
+        axes[f"xaxis{suffix}"] = dict(domain=[left, left + width], range=[0, 1], anchor=f"y{suffix}",
+                                      tickvals=[0, 0.5, 1], ticktext=["0", "0.5", ""])
         axes[f"yaxis{suffix}"] = dict(autorange="reversed", anchor=f"x{suffix}", automargin=True)
         titles.append(dict(text=f"head {h}", x=left + width / 2, y=1.0, xref="paper", yref="paper",
                            xanchor="center", yanchor="bottom", showarrow=False))

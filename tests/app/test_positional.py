@@ -113,3 +113,16 @@ def test_positions_past_the_learned_table_are_refused_clearly(at):
     assert any("coref_encoder" in e.value and f"max_len = {max_len}" in e.value for e in at.error)
     at.number_input(key="len_pos").set_value(max_len - 1).run()
     assert not any("coref_encoder" in e.value for e in at.error)
+
+
+def test_learned_tables_of_shipped_image_models_are_drawn_on_their_patch_grid(at):
+    images = [n for n in checkpoints.shipped() if checkpoints.read_meta(n).get("modality") == "image"]
+    if not images:
+        pytest.skip("no shipped image model")
+    show(at, "Learned vs relative")
+    at.selectbox(key="learned_model").select(images[0]).run()
+    assert not at.exception
+    c = checkpoints.read_meta(images[0])["config"]
+    side = c["image_size"] // c["patch_size"]
+    assert z_of(chart(at, "learned_grid")["data"][0]).shape == (side, side)
+    assert z_of(chart(at, "learned_table")["data"][0]).shape[0] == side * side + 1      # <cls> + patches

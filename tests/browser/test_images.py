@@ -8,6 +8,14 @@ from tests.unit.test_images_catalogue import CATALOGUE
 HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer image'
 
 
+def tall_shot(page, name: str, height: int = 6000):
+    """Streamlit scrolls inside its own container: grow the window so one screenshot holds the page."""
+    page.set_viewport_size({"width": 1400, "height": height})
+    page.wait_for_timeout(1500)                    # charts re-lay out to the new size
+    shot(page, name)
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
 def _open(page, server_url):
     page.goto(server_url)                        # deep links probe <path>/_stcore/*: go through the sidebar
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Image patches").click()
@@ -20,7 +28,7 @@ def test_digit_overlays_are_drawn(page, server_url):
     expect(page.get_by_text("The model answers")).to_be_visible()
     head = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="layer 3 · head 0")
     expect(head.locator(".heatmaplayer image")).to_have_count(1)
-    shot(page, "images_digits")
+    tall_shot(page, "images_digits")
 
 
 def test_scene_overlays_and_swin_view(page, server_url):
@@ -30,7 +38,7 @@ def test_scene_overlays_and_swin_view(page, server_url):
     expect(page.get_by_text("who may attend to whom")).to_have_count(1, timeout=60_000)
     expect(page.get_by_text("answers", exact=False).first).to_be_visible()
     page.wait_for_selector(HEATMAP, timeout=60_000)
-    shot(page, "images_swin_scenes")
+    tall_shot(page, "images_swin_scenes", 8000)
 
 
 def test_a_bad_upload_shows_a_message_and_the_page_lives_on(page, server_url):
@@ -60,4 +68,4 @@ def test_a_drawn_digit_is_read_by_the_model(page, server_url):
     page.mouse.up()
     expect(page.get_by_text("The model answers")).to_be_visible(timeout=60_000)
     page.wait_for_selector(HEATMAP, timeout=60_000)
-    shot(page, "images_drawn")
+    tall_shot(page, "images_drawn", 2600)

@@ -45,7 +45,8 @@ def test_positional_page_draws_every_tab(page, server_url):
         if name != "Beyond max_len":
             panel.locator(HEATMAP).first.wait_for(timeout=60_000)
         elif "coref_encoder" in checkpoints.shipped():                  # the long-text check rendered
-            expect(panel.get_by_text("only the first 128 tokens", exact=False)).to_be_visible(timeout=60_000)
+            max_len = checkpoints.read_meta("coref_encoder")["config"]["max_len"]
+            expect(panel.get_by_text(f"only the first {max_len} tokens", exact=False)).to_be_visible(timeout=60_000)
         expect(panel.get_by_text(text, exact=False).first).to_be_visible(timeout=60_000)
         wait_for_app(page)
         shot(page, f"positional_{name.split()[0].lower()}")

@@ -3,7 +3,7 @@
 from playwright.sync_api import expect
 
 from model import checkpoints
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import open_app_page, shot, wait_for_app
 
 HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer'
 
@@ -28,11 +28,7 @@ def open_tab(page, name: str):
 
 def test_step_by_step_lecture_scaling_and_live_tabs(page, server_url):
     page.set_viewport_size({"width": 1400, "height": 2200})      # tall enough for a screenshot of a whole tab
-    page.goto(server_url)              # a deep link makes the frontend probe /step_by_step/_stcore/* (404s) first
-    wait_for_app(page)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Step by step").click()
-    page.wait_for_url("**/step_by_step", timeout=30_000)
-    wait_for_app(page, timeout=120_000)
+    open_app_page(page, server_url, "step_by_step.py")
     page.get_by_role("heading", name="Self-attention, step by step").wait_for()
 
     if has_text_model():
