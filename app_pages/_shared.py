@@ -161,10 +161,11 @@ def softmax_saturation(d_ks: tuple[int, ...], n_keys: int, seed: int) -> dict:
 @st.cache_data(max_entries=16, show_spinner="Running the model with attention captured…")
 def explorer_run(name: str, device: str, text: str):
     """AttentionRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices) of a shipped
-    text model on typed text; encoders get [CLS] … [SEP]."""
+    text model on typed text; encoders get [CLS] … [SEP], decoders a leading [BOS] (as trained)."""
     from model.inspect import run_text
     model, _ = load_model(name, device)
-    return run_text(model, load_tokenizer(name), text, add_cls_sep=model.config.kind == "encoder")
+    kind = model.config.kind
+    return run_text(model, load_tokenizer(name), text, add_cls_sep=kind == "encoder", bos=kind == "decoder")
 
 
 # ---- translation ----
@@ -291,9 +292,12 @@ def objective_losses(device: str, words: tuple, masked: tuple, encoder: str | No
 # ---- images (issue 8) ----
 @st.cache_data(max_entries=32, show_spinner=False)
 def load_image_bytes(data: bytes):
-    """LoadedImage (8-bit RGB + conversion notes) of uploaded bytes; raises model.images.ImageError."""
+    """LoadedImage (8-bit RGB + conversion notes) of uploaded bytes, shrunk to at most 1024 px a side (the
+    models read 24 px; this bounds the cache at ~3 MB an entry); raises model.images.ImageError."""
     from model.images import load_image
-    return load_image(data)
+    loaded = load_image(data)
+    loaded.image.thumbnail((1024, 1024))
+    return loaded
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the model…")

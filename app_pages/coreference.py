@@ -31,6 +31,11 @@ def _pick_example():
         st.session_state["coref_text"] = dict(corpus.CLASSICS)[title]
 
 
+def _typed():
+    texts = {t: title for title, t in corpus.CLASSICS}
+    st.session_state["coref_example"] = texts.get(st.session_state["coref_text"], OWN)
+
+
 def _flag_unknown(run):
     unknown = sorted({t for t, u in zip(run.tokens, run.unknown) if u})
     if unknown:
@@ -138,7 +143,7 @@ dev = device()
 if "coref_text" not in st.session_state:
     st.session_state["coref_text"] = corpus.PARAGRAPH
 st.selectbox("Gallery", [t for t, _ in corpus.CLASSICS] + [OWN], key="coref_example", on_change=_pick_example)
-text = clip_text(st.text_area("Text", key="coref_text", height=110, max_chars=MAX_CHARS,
+text = clip_text(st.text_area("Text", key="coref_text", height=110, max_chars=MAX_CHARS, on_change=_typed,
                               help=f"Up to {MAX_CHARS} characters; the model reads at most "
                                    f"{model.config.max_len} tokens."), MAX_CHARS)
 if not text.strip():

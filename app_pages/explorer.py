@@ -130,6 +130,9 @@ with right:
     if len(q_labels):
         st.plotly_chart(grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log),
                         key="explorer_zoom", config=PLOT_CONFIG, width="stretch")
+    if N > 128 and not log:
+        st.caption(f"Over {N} keys a row's weights are small (uniform would be {1 / N:.4f}), so a linear scale "
+                   "looks pale: turn on **Log colour**, or zoom in with the chart's tools.")
     if labels[layer][head]:
         st.markdown("**Automatic labels:** " + "; ".join(f"{x} ({head_stats.RULES[x]})" for x in labels[layer][head]))
 

@@ -183,7 +183,7 @@ with tab_fill:
         plain = encode_with_masks(_shared.load_tokenizer(name), text, [])[1][1:-1]     # tokens, no [CLS]/[SEP]
         options = [i for i, w in enumerate(plain) if w != "[MASK]"]
         hide = st.multiselect("Words to hide", options, default=[i for i in options if plain[i] == "tired"][:1],
-                              key="fill_words", format_func=lambda i: f"{plain[i]} ·{i}")
+                              key="fill_words", format_func=lambda i: f"{plain[i]} ·{i + 1}")
         top_k = st.slider("Predictions per masked word", 3, 15, 8, key="fill_k")
         try:
             fill = _shared.encoder_fill(name, dev, text, tuple(hide), top_k)
@@ -193,7 +193,7 @@ with tab_fill:
             st.caption(f"Encoder `{name}`: its masked-LM head reads context on both sides of each [MASK].")
             for m, pos in enumerate(fill.masked):
                 orig = fill.original[m]
-                head_txt = f"position {pos}" + (f" · hidden word “{orig}”, p = {fill.original_prob[m]:.4f}"
+                head_txt = f"token ·{pos}" + (f" · hidden word “{orig}”, p = {fill.original_prob[m]:.4f}"
                                                  if orig is not None and not np.isnan(fill.original_prob[m]) else "")
                 st.markdown(f"**[MASK] at {md(head_txt)}**")
                 a, b = st.columns([2, 3])

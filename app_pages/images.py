@@ -68,7 +68,7 @@ def _drawing(digits: bool) -> bytes | None:
 
 
 # ---- 1 · the image ------------------------------------------------------------------------------------
-st.header("1 · Pick or upload an image")
+st.header("1 · Pick, upload or draw an image")
 source = st.radio("Image source", ["Sample", "Upload", "Draw"], horizontal=True, key="img_source")
 prefix = "digit_" if is_digits else "scene_"
 truth = None
@@ -120,6 +120,7 @@ st.caption(f"Loaded {loaded.format}, {loaded.original_size[0]} × {loaded.origin
            f"{loaded.original_mode}. The model reads the normalised array (x − mean) / std with mean "
            f"{np.round(pre['mean'], 3).tolist()} and std {np.round(pre['std'], 3).tolist()} of the training images.")
 shown = prep.stages[-2][1]                                     # the resized image in [0, 1]
+look = "heat" if is_digits else "veil"                         # light ink on black needs a glow, not a veil
 
 # ---- 3 · patches -----------------------------------------------------------------------------------------
 st.header("3 · Patches and the sequence the model reads")
@@ -156,15 +157,17 @@ query = q1.selectbox("Attention from", run.tokens, key="img_query",
 layer = q2.slider("Layer", 0, cfg.n_layers - 1, cfg.n_layers - 1, key="img_layer")
 qi = run.tokens.index(query)
 rows = run.weights[:, :, qi, 1:]                                # (L, H, N) weights on the patches
-st.caption(f"Bright patches get more of {query}'s attention, veiled ones less; hover for the exact weight. "
+st.caption(("Orange patches get more" if is_digits else "Clear patches get more, veiled ones less")
+           + f" of {query}'s attention; hover for the exact weight. "
            f"The rest of each row goes to <cls> itself: "
            + ", ".join(f"head {h}: {run.weights[layer, h, qi, 0]:.3f}" for h in range(cfg.n_heads)) + ".")
 head_cols = st.columns(cfg.n_heads)
 for h, col in enumerate(head_cols):
     col.plotly_chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=f"layer {layer} · head {h}",
-                                       height=300), key=f"overlay_{h}")
+                                       height=300, look=look), key=f"overlay_{h}")
 if st.toggle("All layers × heads at once", value=True, key="img_all_heads"):
-    st.plotly_chart(vimg.plot_head_grid(shown, rows, grid, p, title=f"Attention from {query}, every head"),
+    st.plotly_chart(vimg.plot_head_grid(shown, rows, grid, p, title=f"Attention from {query}, every head",
+                                        look=look),
                     key="head_grid")
 
 # ---- 6 · rollout -----------------------------------------------------------------------------------------
@@ -175,7 +178,8 @@ st.markdown("One layer's weights say where a token looks *in that layer's input*
             "with ½·identity for the residual path, to trace how much each input patch reaches "
             f"{query} by layer l.")
 st.plotly_chart(vimg.plot_head_grid(shown, rolled[None, :, qi, 1:], grid, p, name="rollout",
-                                    titles=[f"after layer {i}" for i in range(cfg.n_layers)], cell_height=260),
+                                    titles=[f"after layer {i}" for i in range(cfg.n_layers)], cell_height=260,
+                                    look=look),
                 key="rollout")
 
 # ---- 7 · Swin ---------------------------------------------------------------------------------------------
@@ -197,7 +201,7 @@ for col, s in zip(wc, sorted(set(shifts))):
     on = [i for i, x in enumerate(shifts) if x == s]
     col.plotly_chart(vimg.plot_windows(swin.window_ids(sc.grid, sc.window, s), picked=picked,
                                        title=f"layers {', '.join(map(str, on))}: shift {s}"), key=f"windows_{s}")
-mask = swin_model.layer_masks()[layer].numpy()
+mask = swin_model.layer_masks()[layer].cpu().numpy()
 st.plotly_chart(plot_heatmap(mask.astype(float), x_labels=run.tokens, y_labels=run.tokens,
                              title=f"Layer {layer}: who may attend to whom (1 = allowed)", value_name="allowed",
                              decimals=0, colorscale="Greys", height=720), key="swin_mask")

@@ -18,6 +18,7 @@ from viz.translation import plot_alignment, plot_head_grid, plot_step_probs
 
 DEFAULT_TEXT = "the teacher likes the restaurant near the station ."
 MEAN = "mean of the heads"
+FOUR_DIGITS = {c: st.column_config.NumberColumn(format="%.4f") for c in ("p(should write)", "probability")}
 
 
 @st.cache_data(max_entries=1)
@@ -92,7 +93,9 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
     _, tgt_tok = _shared.translator_tokenizers()
     default = reference or run.extra["output"]
     forced_text = st.text_input("Target fed to the decoder in training (teacher forcing)", default,
-                                max_chars=80, key=f"tr_forced_{text}")
+                                max_chars=80, key=f"tr_forced_{text}",
+                                help="Edit it (say 餐厅 → 银行): training always feeds the true earlier tokens, "
+                                     "whatever the model would have written.")
     try:
         forced = _shared.translation_run(dev, text, "greedy", 1, tuple(target_ids(tgt_tok, forced_text)))
     except SourceError as e:
@@ -112,7 +115,7 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
         st.dataframe(pd.DataFrame({
             "decoder input": forced.tokens, "should write": forced.extra["written"],
             "model's top choice": [tgt_tok.vocab[i] for i in best],
-            "p(should write)": probs[np.arange(len(want)), want].round(4)}), hide_index=True)
+            "p(should write)": probs[np.arange(len(want)), want]}), hide_index=True, column_config=FOUR_DIGITS)
         st.plotly_chart(plot_heatmap(forced.cross_weights[layer].mean(0), x_labels=forced.src_tokens,
                                      y_labels=forced.extra["written"], x_title="source word",
                                      y_title="target (forced)", title=f"Cross-attention, layer {layer + 1}, mean"),
@@ -124,7 +127,7 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
         written = [tgt_tok.vocab[i] for i in steps.ids] + ["[EOS]"]
         st.dataframe(pd.DataFrame({
             "step": range(1, len(written) + 1), "sees": ["[BOS]" + "".join(written[:i]) for i in range(len(written))],
-            "writes": written, "probability": steps.probs.round(4)}), hide_index=True)
+            "writes": written, "probability": steps.probs}), hide_index=True, column_config=FOUR_DIGITS)
         st.plotly_chart(plot_heatmap(steps.cross[:, layer].mean(1), x_labels=run.src_tokens, y_labels=written,
                                      x_title="source word", y_title="step writes",
                                      title=f"Cross-attention row of each step, layer {layer + 1}, mean"),
@@ -161,11 +164,17 @@ except SourceError as e:
 reference = examples.get(" ".join(text.lower().split()))
 st.markdown(f"## {html.escape(run.extra['output'])}")
 score = run.extra["score"]
-line = f"{method}{f' (width {width})' if method != 'greedy' else ''} · log-probability {score:.3f}"
+line = (f"{method}{f' (width {width})' if method != 'greedy' else ''} · log-probability {score:.4f} "
+        f"(probability {np.exp(score):.4f})")
 if reference:
     line += " · reference " + html.escape(reference) + (" ✓ exact match" if reference == run.extra["output"]
                                                       else " ✗ differs")
 st.caption(line)
+if run.extra["beams"]:
+    with st.expander(f"All {len(run.extra['beams'])} hypotheses the beam kept, best first"):
+        rows = [{"translation": t, "log-probability": sc, "log-probability per token (ranks them)": sc / (len(t) + 1),
+                 "ended with [EOS]": f} for t, sc, f in run.extra["beams"]]
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
 m = meta.get("metrics", {})
 if m:
     st.caption(f"Held-out test: exact match {m.get('exact_match_heldout', 0):.1%}, character BLEU-4 "

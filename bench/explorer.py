@@ -4,6 +4,8 @@ tensor, and the grid's draw time in headless Chromium (navigation to the image d
 import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -111,6 +113,51 @@ def capture_ratio(name: str, n: int, kind: str, repeats: int) -> dict:
             f"capture_model_n{n}": label}
 
 
+def capture_memory(name: str, n: int, kind: str) -> dict:
+    """Peak extra memory (MiB, RSS) of a forward with capture into one preallocated (L, H, N, N) buffer
+    against per-layer weights concatenated afterwards (the plain way), same model, same ids."""
+    import ctypes
+
+    from model.cost import PeakMemory
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 16)   # big blocks via mmap, returned on free: honest RSS
+    except (OSError, AttributeError):
+        pass
+    model, tok, _ = _shipped_or_random(name, n, kind)
+    n = min(n, model.config.max_len)
+    ids = torch.randint(len(tok.vocab) // 2, len(tok.vocab), (1, n))
+
+    def buffered():
+        buf = capture_buffer(model, n)
+        return capture_stack(model.encode(ids, capture=True, weights_out=buf), weights=buf)["weights"]
+
+    def concatenated():
+        return capture_stack(model.encode(ids, capture=True))["weights"]
+    out = {}
+    with torch.inference_mode():
+        for label, fn in (("buffer", buffered), ("concat", concatenated)):
+            peaks = []
+            for _ in range(3):
+                with PeakMemory("cpu") as peak:
+                    fn()
+                peaks.append(peak.extra_mib)
+            out[f"capture_peak_mib_n{n}_{label}"] = min(peaks)
+    out[f"capture_weights_mib_n{n}"] = len(model.encoder.layers) * model.encoder.layers[0].self_attn.n_heads \
+        * n * n * 4 / 2**20
+    return out
+
+
+def capture_memory_in_child(name: str, n: int, kind: str) -> dict:
+    """capture_memory in a fresh interpreter, so the RSS peaks see no memory freed by earlier benchmarks."""
+    code = ("import json, torch; torch.set_num_threads(1); from bench.explorer import capture_memory; "
+            f"print(json.dumps(capture_memory({name!r}, {n}, {kind!r})))")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=600)
+    if done.returncode:
+        return {"capture_memory_error": done.stderr.strip().splitlines()[-1][:200]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def random_weights(layers=12, heads=12, n=128, seed=0) -> np.ndarray:
     """Softmaxed Gaussian scores: the worst case for image compression (no structure)."""
     x = np.random.default_rng(seed).standard_normal((layers, heads, n, n)).astype(np.float32)
@@ -180,6 +227,7 @@ def run(quick: bool = False) -> dict:
             out = refresh(reps)
             out.update(capture_ratio(DEFAULT, 128, "encoder", reps * 2))
             out.update(capture_ratio(LONG, 512, "decoder", reps * 2))
+            out.update(capture_memory_in_child(LONG, 512, "decoder"))
             w = random_weights()
             out.update(payload(w))
             out.update(draw_seconds(w, 1 if quick else 3))

@@ -98,7 +98,7 @@ def load_image(data: bytes, *, max_bytes: int = MAX_BYTES, max_pixels: int = MAX
                          f"few bytes (decompression bombs) are refused before decoding.")
     if min(w, h) < MIN_SIDE:
         raise ImageError(f"The image is {w} × {h} pixels; each side needs at least {MIN_SIDE} pixels.")
-    notes = []
+    notes, mode = [], img.mode
     n_frames = getattr(img, "n_frames", 1)
     try:
         if n_frames > 1:
@@ -114,7 +114,7 @@ def load_image(data: bytes, *, max_bytes: int = MAX_BYTES, max_pixels: int = MAX
         raise
     except (OSError, SyntaxError, ValueError, EOFError) as e:
         raise ImageError(f"The image data is corrupt or truncated ({e}).") from None
-    return LoadedImage(rgb, fmt, img.mode if n_frames == 1 else img.mode, (w, h), notes)
+    return LoadedImage(rgb, fmt, mode, (w, h), notes)
 
 
 @dataclass
@@ -162,9 +162,9 @@ def preprocess(img: Image.Image, *, size: int, grayscale: bool, mean, std, ink_l
             if len(rows):
                 a = a[rows.min():rows.max() + 1, cols.min():cols.max() + 1]
                 notes.append("Cropped to the ink so the digit fills the frame, as in the training data.")
-                stages.append(("cropped to the ink", a))
-        img = Image.fromarray((a * 255).round().astype(np.uint8), "L")
-        img = _square(img, 0)
+        img = _square(Image.fromarray((a * 255).round().astype(np.uint8), "L"), 0)
+        if fit_ink and len(rows):
+            stages.append(("cropped to the ink", np.asarray(img, dtype=np.float32) / 255.0))
     else:
         w, h = img.size
         side = min(w, h)

@@ -34,13 +34,14 @@ def capture_stack(stack_out, keep_qkv: bool = False, weights: torch.Tensor | Non
 
 @torch.inference_mode()
 def run_text(model, tokenizer: WordTokenizer, text: str, *, add_cls_sep: bool = True, mask=None,
-             keep_qkv: bool = False, positions: bool = True, max_tokens: int | None = None) -> AttentionRun:
+             keep_qkv: bool = False, positions: bool = True, max_tokens: int | None = None,
+             bos: bool = False) -> AttentionRun:
     """Tokenize, run the encoder (or decoder) stack with capture, return numpy results.
 
     mask: optional bool (N, N) or per-layer list, True = may attend. Text longer than the
     model's max_len (or max_tokens) is truncated and a notice says so.
     """
-    enc = tokenizer.encode(text, add_cls_sep=add_cls_sep)
+    enc = tokenizer.encode(text, add_cls_sep=add_cls_sep, bos=bos)       # bos: decoders trained on [BOS] …
     limit = min(model.config.max_len, max_tokens or model.config.max_len)
     notices = []
     if len(enc.ids) > limit:

@@ -60,8 +60,8 @@ def source_ids(src_tok: WordTokenizer, text: str) -> list[int]:
     if unknown:
         raise SourceError(
             "The translator only knows the words of its generated corpus, and these are not among them: "
-            + ", ".join(f"“{w}”" for w in unknown) + ". It translates sentences such as “the teacher likes "
-            "the restaurant near the station .”, “where is the book ?” or “is the cake behind the bank ?”. "
+            + ", ".join(f"“{w}”" for w in unknown) + ".\n\nIt translates sentences such as “the teacher likes "
+            "the restaurant near the station .”, “where is the book ?” or “is the cake behind the bank ?”.\n\n"
             "Known words: " + ", ".join(known_words(src_tok)) + ".")
     if len(enc.ids) > MAX_SOURCE_TOKENS:
         raise SourceError(f"The sentence has {len(enc.ids)} words; the translator reads at most {MAX_SOURCE_TOKENS}.")
@@ -127,7 +127,7 @@ def beam_search(model, src: list[int], width: int = 4, max_new: int = 60, alpha:
         if len(done) >= width or not alive:
             break
     pool = done or alive
-    return sorted(pool, key=lambda h: -h.score / (len(h.ids) + 1) ** alpha)
+    return sorted(pool, key=lambda h: -h.score / (len(h.ids) + 1) ** alpha)[:width]
 
 
 @torch.inference_mode()
@@ -154,16 +154,18 @@ def run(model, src_tok: WordTokenizer, tgt_tok: WordTokenizer, text: str, target
     AttentionRun: src_tokens (S), tokens = decoder inputs ([BOS] + target), weights (L, H, T, T),
     cross_weights (L, H, T, S), enc_weights (L, H, S, S), logits (T, V); extra: "output" (the
     translation as text), "written" (the T tokens written, [EOS] last), "target_ids", "method",
-    "score" (sum of log-probabilities, None when forced), "step_probs" (T,) probability of each written token.
+    "score" (sum of log-probabilities, None when forced), "step_probs" (T,) probability of each written token,
+    "beams" (beam search: every final hypothesis as (text, score, finished), best first).
     """
     src = source_ids(src_tok, text)
-    score = None
+    score, beams = None, []
     if target is None:
         if method == "greedy":
             target = greedy(model, src).ids
         else:
-            best = beam_search(model, src, width=width)[0]
-            target, score = best.ids, best.score
+            hyps = beam_search(model, src, width=width)
+            target, score = hyps[0].ids, hyps[0].score
+            beams = [(zh_text(tgt_tok, h.ids), h.score, h.finished) for h in hyps]
     out = teacher_forcing(model, src, target)
     written = target + [EOS]
     lp = torch.log_softmax(torch.from_numpy(out.logits), dim=-1).numpy()
@@ -174,7 +176,8 @@ def run(model, src_tok: WordTokenizer, tgt_tok: WordTokenizer, text: str, target
     out.tokens = ["[BOS]"] + [tgt_tok.vocab[i] for i in target]
     out.ids = np.array([BOS] + target)
     out.extra = {"output": zh_text(tgt_tok, target), "written": [tgt_tok.vocab[i] for i in written],
-                 "target_ids": target, "method": method, "score": score, "step_probs": np.exp(step_lp)}
+                 "target_ids": target, "method": method, "score": score, "step_probs": np.exp(step_lp),
+                 "beams": beams}
     return out
 
 

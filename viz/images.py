@@ -9,6 +9,8 @@ from plotly.subplots import make_subplots
 from .theme import FONT, HEAD_COLOURS, style
 
 VEIL = [[0.0, "rgba(15, 20, 35, 0.82)"], [1.0, "rgba(15, 20, 35, 0.0)"]]   # low weight -> dark, high -> clear
+HEAT = [[0.0, "rgba(255, 150, 0, 0.0)"], [1.0, "rgba(255, 150, 0, 0.9)"]]   # low -> clear, high -> orange
+LOOKS = {"veil": VEIL, "heat": HEAT}     # veil suits light, colourful images; heat suits light ink on dark
 
 
 def patch_upsample(values: np.ndarray, grid: tuple[int, int], patch_size: int) -> np.ndarray:
@@ -32,15 +34,15 @@ def _image_trace(image: np.ndarray) -> go.Image:
 
 
 def _square_axes(fig: go.Figure, row=None, col=None):
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, row=row, col=col)
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed",
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", row=row, col=col)
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed",
                      scaleanchor="x", row=row, col=col)
 
 
-def _overlay_trace(values, grid, patch_size, zmax, name="weight", showscale=False) -> go.Heatmap:
+def _overlay_trace(values, grid, patch_size, zmax, name="weight", showscale=False, look="veil") -> go.Heatmap:
     z = patch_upsample(values, grid, patch_size)
     ids = patch_upsample(np.arange(grid[0] * grid[1]), grid, patch_size).astype(int)
-    return go.Heatmap(z=z, customdata=ids, zmin=0.0, zmax=zmax, colorscale=VEIL, showscale=showscale,
+    return go.Heatmap(z=z, customdata=ids, zmin=0.0, zmax=zmax, colorscale=LOOKS[look], showscale=showscale,
                       hovertemplate=f"patch p%{{customdata}}<br>{name}: %{{z:.4f}}<extra></extra>",
                       colorbar=dict(title=name, thickness=12))
 
@@ -107,18 +109,20 @@ def plot_patch_sequence(patches: np.ndarray, *, height: int = 150) -> go.Figure:
 
 
 def plot_overlay(image: np.ndarray, values: np.ndarray, grid: tuple[int, int], patch_size: int, *,
-                 title: str | None = None, name: str = "weight", height: int = 420) -> go.Figure:
-    """Attention (or rollout) on each patch, laid over the image: bright = attended, veiled = ignored.
-    values: (N,); the colour runs from 0 to the largest value, hover shows the exact value."""
+                 title: str | None = None, name: str = "weight", height: int = 420, look: str = "veil") -> go.Figure:
+    """Attention (or rollout) on each patch, laid over the image. look="veil": attended patches stay
+    clear, ignored ones are veiled; "heat": attended patches glow orange. values: (N,); the colour runs
+    from 0 to the largest value, hover shows the exact value."""
     v = np.asarray(values, dtype=np.float64)
-    fig = go.Figure([_image_trace(image), _overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name, True)])
+    fig = go.Figure([_image_trace(image),
+                     _overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name, True, look)])
     _square_axes(fig)
     return style(fig, title, height)
 
 
 def plot_head_grid(image: np.ndarray, rows: np.ndarray, grid: tuple[int, int], patch_size: int, *,
                    title: str | None = None, name: str = "weight", titles: list[str] | None = None,
-                   cell_height: int = 190) -> go.Figure:
+                   cell_height: int = 190, look: str = "veil") -> go.Figure:
     """Every layer (rows) × head (columns) at once. rows: (L, H, N) the attention of one token.
     titles: one per panel, row by row (default "L<layer> · H<head>")."""
     L, H, _ = rows.shape
@@ -129,12 +133,12 @@ def plot_head_grid(image: np.ndarray, rows: np.ndarray, grid: tuple[int, int], p
         for h in range(H):
             v = rows[layer, h]
             fig.add_trace(_image_trace(image), row=layer + 1, col=h + 1)
-            fig.add_trace(_overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name), row=layer + 1,
-                          col=h + 1)
+            fig.add_trace(_overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name, look=look),
+                          row=layer + 1, col=h + 1)
     for k in range(1, L * H + 1):
         fig.layout[f"yaxis{'' if k == 1 else k}"].update(scaleanchor=f"x{'' if k == 1 else k}")
-    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False)
-    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, autorange="reversed")
+    fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
+    fig.update_yaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="", autorange="reversed")
     fig.update_annotations(font=dict(size=12))
     return style(fig, title, cell_height * L + 60)
 
@@ -147,8 +151,8 @@ def plot_probs(probs: np.ndarray, classes: list[str], *, title: str | None = Non
     fig = go.Figure(go.Bar(x=p, y=[str(c) for c in classes], orientation="h", marker_color=colours,
                            text=[f"{v:.1%}" for v in p], textposition="outside",
                            hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
-    fig.update_xaxes(range=[0, 1.15], tickformat=".0%", title="probability")
-    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(range=[0, 1.3], tickformat=".0%", title="probability")
+    fig.update_yaxes(autorange="reversed", type="category")      # "0".."9" are names, not numbers
     return style(fig, title, 60 + 32 * len(p))
 
 

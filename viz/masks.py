@@ -56,10 +56,10 @@ def plot_mask_difference(a: np.ndarray, b: np.ndarray, *, title: str | None = No
     axis = _axis_labels(len(z), labels)
     fig = go.Figure(go.Heatmap(
         z=z, x=axis, y=axis, zmin=-0.5, zmax=3.5, colorscale=scale,
-        colorbar=dict(tickvals=[0, 1, 2, 3], ticktext=list(DIFF_NAMES), thickness=12, orientation="h", y=-0.22,
-                      len=0.9),
+        colorbar=dict(tickvals=[0, 1, 2, 3], ticktext=list(DIFF_NAMES), thickness=12, orientation="h", y=-0.2,
+                      yanchor="top", len=0.9),
         hovertemplate="query %{y} → key %{x}: %{z} (0 neither, 1 only A, 2 only B, 3 both)<extra></extra>"))
-    return style(_grid(fig, len(z), height), title)
+    return style(_grid(fig, len(z), height), title).update_layout(margin=dict(b=90))
 
 
 def plot_reach(reach: np.ndarray, *, title: str | None = None, height: int | None = None) -> go.Figure:
@@ -104,7 +104,8 @@ def plot_cost(rows: list[dict], value: str, *, title: str | None = None, names: 
                         name=(names or {}).get(m, m), line=dict(color=HEAD_COLOURS[c % 12]),
                         hovertemplate="N = %{x:,}: %{y:,.2f}<extra>%{fullData.name}</extra>")
     _size_ticks(fig, [r["n"] for r in rows if value in r]).update_yaxes(title=unit, dtick=None)
-    return style(fig, title, 380)
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.25, x=0))
+    return style(fig, title, 420)
 
 
 def plot_output_change(tokens, change: np.ndarray, *, title: str | None = None) -> go.Figure:

@@ -28,25 +28,29 @@ def plot_stat_map(values: np.ndarray, *, name: str, labels: list[list[list[str]]
 
 
 def plot_attends_to(layer_weights: np.ndarray, tokens: list[str], query: int, *, heads: list[int],
-                    k: int = 6) -> go.Figure:
-    """layer_weights (H, N, N). One panel per head: the k keys the query token weighs most, as bars."""
+                    k: int = 6, per_row: int = 4) -> go.Figure:
+    """layer_weights (H, N, N). One panel per head (at most `per_row` a row): the k keys the query
+    token weighs most, as bars."""
     heads = list(heads) or [0]
-    gap = 0.16
-    width = (1 - gap * (len(heads) - 1)) / len(heads)
+    cols, rows = min(per_row, len(heads)), -(-len(heads) // per_row)
+    gap_x, gap_y = 0.16, 0.3 / rows
+    width, height = (1 - gap_x * (cols - 1)) / cols, (1 - gap_y * (rows - 1)) / rows
     traces, axes, titles = [], {}, []
-    for col, h in enumerate(heads):
+    for i, h in enumerate(heads):
+        r, c = divmod(i, cols)
         row = layer_weights[h, query]
         top = np.argsort(-row, kind="stable")[:k]
-        suffix = "" if col == 0 else str(col + 1)
+        suffix = "" if i == 0 else str(i + 1)
         names = [f"{html.escape(tokens[j], quote=False)} ·{j}" for j in top]
         traces.append(go.Bar(x=row[top].astype(np.float32), y=names,
                              orientation="h", showlegend=False, marker_color=head_colour(h), xaxis=f"x{suffix}",
                              yaxis=f"y{suffix}", hovertemplate="key %{y}<br>weight %{x:.6f}<extra>head " + str(h)
                              + "</extra>"))
-        left = col * (width + gap)
+        left, top_edge = c * (width + gap_x), 1 - r * (height + gap_y)
         axes[f"xaxis{suffix}"] = dict(domain=[left, left + width], range=[0, 1], anchor=f"y{suffix}",
                                       tickvals=[0, 0.5, 1], ticktext=["0", "0.5", ""])
-        axes[f"yaxis{suffix}"] = dict(autorange="reversed", anchor=f"x{suffix}", automargin=True)
-        titles.append(dict(text=f"head {h}", x=left + width / 2, y=1.0, xref="paper", yref="paper",
+        axes[f"yaxis{suffix}"] = dict(domain=[top_edge - height, top_edge], autorange="reversed",
+                                      anchor=f"x{suffix}", automargin=True)
+        titles.append(dict(text=f"head {h}", x=left + width / 2, y=top_edge, xref="paper", yref="paper",
                            xanchor="center", yanchor="bottom", showarrow=False))
-    return go.Figure(traces, layout=layout(None, 70 + 34 * k, annotations=titles, **axes))
+    return go.Figure(traces, layout=layout(None, (70 + 34 * k) * rows, annotations=titles, **axes))

@@ -73,6 +73,7 @@ def test_unknown_words_are_flagged_and_text_without_pronoun_still_works():
     at.text_area(key="coref_text").input("The zorblax ate the <b>raccoon</b>.").run()
     assert not at.exception
     assert any("zorblax" in w.value and "never saw" in w.value for w in at.warning)
+    assert at.selectbox(key="coref_example").value == "Your own text"
     assert any("no pronoun" in i.value for i in at.info)
     assert "points **the** (token 1)" in _markdown(at)          # any word can be picked instead
 
@@ -95,3 +96,11 @@ def test_minimal_pair_difference_changes_sign_between_the_nouns():
     layer, head = checkpoints.read_meta("coref_encoder")["coref_head"]
     row = z[layer * 4 + head]
     assert row[2] > 0.3 and row[7] < -0.3       # A looks more at trophy, B more at suitcase
+
+
+def test_long_text_is_cut_to_the_model_length_with_a_notice():
+    at = open_page("coreference.py", timeout=120)
+    at.text_area(key="coref_text").input("The cat saw it. " * 60).run()
+    assert not at.exception
+    assert any("reads at most 128" in i.value for i in at.info)
+    assert len(at.dataframe[0].value) == 16

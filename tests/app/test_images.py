@@ -38,7 +38,7 @@ def test_a_digit_sample_runs_end_to_end(at):
 def test_picking_a_patch_as_query_keeps_the_page_whole(at):
     at.selectbox(key="img_query").set_value("p5").run()
     assert not at.exception
-    assert "Bright patches get more of p5" in " ".join(c.value for c in at.caption)
+    assert "of p5's attention" in " ".join(c.value for c in at.caption)
     at.selectbox(key="img_query").set_value("<cls>").run()
 
 
@@ -82,4 +82,7 @@ def test_draw_waits_for_a_drawing_without_error(at):
     at.radio(key="img_source").set_value("Draw").run()
     assert not at.exception and not at.error
     assert "Draw a digit" in " ".join(i.value for i in at.info)
+    at.radio(key="img_model").set_value("vit_scenes").run()
+    assert not at.exception and at.radio(key="img_draw_colour").value == "red"
+    assert "exactly one of them red" in " ".join(i.value for i in at.info)
     at.radio(key="img_source").set_value("Sample").run()

@@ -65,6 +65,10 @@ def test_beam_search_of_width_one_gives_the_greedy_translation(at):
     assert not at.exception
     assert next(m.value for m in at.markdown if m.value.startswith("## ")) == greedy_text
     assert any("beam search (width 1)" in c.value for c in at.caption)
+    at.slider(key="tr_width").set_value(3).run()
+    beams = at.dataframe[0].value
+    assert 1 <= len(beams) <= 3 and list(beams["translation"])[0] in next(
+        m.value for m in at.markdown if m.value.startswith("## "))
     at.radio(key="tr_method").set_value("greedy").run()
 
 

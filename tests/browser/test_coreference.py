@@ -1,5 +1,5 @@
-"""The Coreference page in a real browser: the paragraph's arrows drawn, typed markup shown as text
-(never run), the ranking and minimal-pair tabs drawn. Screenshots: screenshots/coreference_*.png."""
+"""The Coreference page in a real browser: the paragraph's arrows drawn, the minimal-pair and ranking
+tabs drawn, typed markup shown as text (never run). Screenshots: screenshots/coreference_*.png."""
 from playwright.sync_api import expect
 
 from tests.browser.conftest import shot, wait_for_app
@@ -21,7 +21,7 @@ def _wait_charts(page, n: int):
     page.wait_for_function(f"() => document.querySelectorAll('{CHART} .main-svg').length >= {n}", timeout=90_000)
 
 
-def test_coreference_page_draws_arrows_ranking_and_pairs(page, server_url):
+def test_coreference_page_draws_arrows_pairs_ranking_and_escapes_typed_text(page, server_url):
     _open(page, server_url)
     expect(page.get_by_text("points it (token 11) at restaurant (token 2)", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)
@@ -39,9 +39,8 @@ def test_coreference_page_draws_arrows_ranking_and_pairs(page, server_url):
     expect(page.locator(f"{CHART} .barlayer .bars path")).to_have_count(16, timeout=60_000)
     shot(page, "coreference_ranking")
 
-
-def test_typed_markup_is_shown_as_text_not_run(page, server_url):
-    _open(page, server_url)
+    # typed markup is shown as text, never run
+    page.get_by_role("tab", name="Pronoun → heads").click()
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     box = page.get_by_role("textbox", name="Text", exact=True)

@@ -34,6 +34,10 @@ def test_translation_page_draws_cross_attention_alignment_and_training_vs_infere
     expect(panel.locator(".textpoint").filter(has_text="restaurant")).to_have_count(1)
     shot(page, "translation_alignment")
 
+    panel = open_tab(page, "Decoder masked self-attention")
+    expect(panel.locator('[data-testid="stPlotlyChart"] .heatmaplayer image')).to_have_count(4, timeout=60_000)
+    shot(page, "translation_decoder_self")
+
     panel = open_tab(page, "Training vs inference")
     expect(panel.get_by_text("Inference: one token at a time")).to_be_visible()
     expect(panel.get_by_text("max |difference|")).to_be_visible()
@@ -44,6 +48,7 @@ def test_translation_page_draws_cross_attention_alignment_and_training_vs_infere
     box.press("Enter")
     wait_for_app(page)
     expect(page.get_by_text("Known words")).to_be_visible(timeout=30_000)
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(0, timeout=30_000)
     assert page.evaluate("() => window.__xss === undefined")
     assert page.locator('[data-testid="stException"]').count() == 0
     shot(page, "translation_unknown_words")

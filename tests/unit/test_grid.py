@@ -142,3 +142,12 @@ def test_stat_map_writes_values_and_short_labels_in_cells():
     spec = json.loads(stat_viz.plot_stat_map(np.array([[0.5, 0.25]]), name="x",
                                             labels=[[["previous-token"], []]]).to_json())
     assert spec["data"][0]["text"] == [["0.500<br>prev", "0.250"]]
+
+
+@pytest.mark.parametrize("n_heads", [1, 4, 8, 12])
+def test_attends_to_panels_wrap_into_rows_inside_the_figure(n_heads):
+    w = softmaxed((n_heads, 5, 5))
+    layout = json.loads(stat_viz.plot_attends_to(w, list("abcde"), 0, heads=range(n_heads)).to_json())["layout"]
+    domains = [v["domain"] for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
+    assert len(domains) == 2 * n_heads
+    assert all(0 <= lo < hi <= 1 for lo, hi in domains)

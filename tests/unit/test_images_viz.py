@@ -81,3 +81,10 @@ def test_windows_outline_the_window_of_the_picked_patch():
     fig = plot_windows(ids, picked=5)
     rect = fig.layout.shapes[0]
     assert (rect.x0, rect.x1, rect.y0, rect.y1) == (0.5, 2.5, 0.5, 2.5)
+
+
+def test_heat_look_glows_where_veil_look_clears():
+    w = np.linspace(0, 1, 4)
+    veil = plot_overlay(np.zeros((4, 4)), w, (2, 2), 2).data[1].colorscale
+    heat = plot_overlay(np.zeros((4, 4)), w, (2, 2), 2, look="heat").data[1].colorscale
+    assert veil[-1][1].endswith("0.0)") and heat[0][1].endswith("0.0)")        # transparent ends differ
