@@ -213,16 +213,18 @@ def coref_run(device: str, text: str):
 
 @st.cache_data(max_entries=4, show_spinner="Measuring every head on the held-out evaluation set…")
 def coref_head_accuracy(device: str) -> dict:
-    """{"accuracy": (L, H) argmax accuracy of every head on the held-out pairs + frames sets,
-    "n_refs": how many pronouns, baseline_first_noun / baseline_nearest_noun}."""
+    """{"accuracy": (L, H) argmax accuracy of every head on the held-out sets of `python -m model.evaluate`
+    (sentences with held-out pairs and frames, and held-out passages), "n_refs": how many pronouns,
+    baseline_first_noun / baseline_nearest_noun on the sentences}."""
     from model import corpus
     from model.coref import baselines, head_accuracy
     from model.recipes.coref_encoder import RECIPE
     model, meta = load_model(COREF_MODEL, device)
     n = RECIPE["eval_pairs"]
-    samples = corpus.eval_samples("heldout_pairs", n) + corpus.eval_samples("heldout_frames", n)
+    sentences = corpus.eval_samples("heldout_pairs", n) + corpus.eval_samples("heldout_frames", n)
+    samples = sentences + corpus.eval_samples("heldout_pairs", n // 3, passages=True)
     acc = head_accuracy(model, WordTokenizer.from_dict(meta["tokenizer"]), samples)
-    return {"accuracy": acc, "n_refs": len(samples), **baselines(samples)}
+    return {"accuracy": acc, "n_refs": sum(len(s.refs) for s in samples), **baselines(sentences)}
 
 
 # ---- generation ----
@@ -272,6 +274,7 @@ def objective_losses(device: str, words: tuple, masked: tuple, encoder: str | No
     every word, and the encoder's −log p(word | rest, masked hidden) at the masked words (nan
     elsewhere, or everywhere when no encoder is shipped); plus the decoder's weights (L, H, N, N)."""
     import numpy as np
+
     from model.generate import full_recompute
     from model.objectives import causal_token_losses, masked_token_losses
     from model.tokenizer import BOS, CLS, SEP, UNK

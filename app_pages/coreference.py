@@ -87,11 +87,13 @@ def pronoun_view(run, chosen: tuple[int, int]):
 def ranking_view(acc: dict, chosen: tuple[int, int]):
     layer, h = chosen
     st.markdown(f"The coreference head **{_head_name(layer, h)}** (chosen on the validation split) is right on "
-                f"**{acc['accuracy'][layer, h]:.1%}** of these pronouns; pointing at the first noun would be right "
-                f"on {acc['baseline_first_noun']:.0%}, at the nearest noun on {acc['baseline_nearest_noun']:.0%}.")
-    st.markdown(f"Each head's accuracy on **{acc['n_refs']}** pronouns from noun pairs and sentence frames the "
-                "model never saw in training (`model/corpus.py`): a head is right when the largest weight in its "
-                "row at the pronoun lands on the antecedent's noun. Recompute with "
+                f"**{acc['accuracy'][layer, h]:.1%}** of these pronouns; on the single sentences, pointing at the "
+                f"first noun would be right {acc['baseline_first_noun']:.0%} of the time, at the nearest noun "
+                f"{acc['baseline_nearest_noun']:.0%}.")
+    st.markdown(f"Each head's accuracy on **{acc['n_refs']}** pronouns the model never saw in training "
+                "(`model/corpus.py`): sentences with held-out noun pairs or held-out frames, and three-sentence "
+                "passages where *they/their* reach back across sentences. A head is right when the largest weight "
+                "in its row at the pronoun lands on the antecedent's noun. Recompute with "
                 "`python -m model.evaluate --json coref_encoder`.")
     st.plotly_chart(plot_head_ranking(acc["accuracy"], chosen=chosen,
                                       baselines={"first noun": acc["baseline_first_noun"],

@@ -23,8 +23,10 @@ STAT_NAMES = {"entropy": "entropy (nats)", "entropy_fraction": "entropy ÷ unifo
 
 
 def _clamp_state(key: str, upper: int, default: int = 0):
-    """Keep a stored widget index valid when the model or the text changes."""
-    if key not in st.session_state or not 0 <= st.session_state[key] < upper:
+    """Keep a stored widget index valid when the model or the text changes (the browser may hand back a
+    selectbox's old label, a string, when its options changed)."""
+    value = st.session_state.get(key)
+    if not isinstance(value, int) or not 0 <= value < upper:
         st.session_state[key] = default if default < upper else 0
 
 

@@ -22,10 +22,12 @@ FOUR_DIGITS = {c: st.column_config.NumberColumn(format="%.4f") for c in ("p(shou
 
 
 @st.cache_data(max_entries=1)
-def example_pairs() -> dict[str, str]:
-    """English -> reference Chinese for the default and the held-out examples (never seen in training)."""
-    pairs = {p.en: p.zh for p in corpus.examples()}
-    return {DEFAULT_TEXT: "老师喜欢车站附近的餐厅。", **pairs}
+def example_pairs() -> dict[str, tuple[str, str]]:
+    """English -> (reference Chinese, why it is held out) for the default and the held-out examples."""
+    out = {DEFAULT_TEXT: ("老师喜欢车站附近的餐厅。", "held-out words: restaurant near the station")}
+    for p in corpus.examples():
+        out[p.en] = (p.zh, "held-out template" if p.template in corpus.HELDOUT_TEMPLATES else "held-out words")
+    return out
 
 
 def pick(weights: np.ndarray, layer: int, head: str) -> np.ndarray:
@@ -150,7 +152,7 @@ dev = _shared.device()
 examples = example_pairs()
 st.session_state.setdefault("tr_text", DEFAULT_TEXT)
 st.selectbox("Example sentence (all held out: never seen in training)", list(examples), key="tr_example",
-             on_change=use_example)
+             on_change=use_example, format_func=lambda en: f"{en}   ({examples[en][1]})")
 text = st.text_input("English sentence", max_chars=400, key="tr_text",
                      help="Lower-case words of the generated corpus; type a sentence and press Enter.")
 config = model.config
@@ -161,14 +163,14 @@ except SourceError as e:
     st.error(str(e))
     st.stop()
 
-reference = examples.get(" ".join(text.lower().split()))
+reference, held_out = examples.get(" ".join(text.lower().split()), (None, None))
 st.markdown(f"## {html.escape(run.extra['output'])}")
 score = run.extra["score"]
 line = (f"{method}{f' (width {width})' if method != 'greedy' else ''} · log-probability {score:.4f} "
         f"(probability {np.exp(score):.4f})")
 if reference:
-    line += " · reference " + html.escape(reference) + (" ✓ exact match" if reference == run.extra["output"]
-                                                      else " ✗ differs")
+    line += (f" · {held_out}, reference " + html.escape(reference)
+             + (" ✓ exact match" if reference == run.extra["output"] else " ✗ differs"))
 st.caption(line)
 if run.extra["beams"]:
     with st.expander(f"All {len(run.extra['beams'])} hypotheses the beam kept, best first"):

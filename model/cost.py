@@ -60,10 +60,11 @@ def flex_fn(n: int, width: int, n_global: int = 0, device="cpu", compile: bool =
 
 
 # ---- measuring ------------------------------------------------------------------------------------
-def _release_freed_memory():
-    """glibc: serve blocks over 64 KiB with mmap and return them on free (so RSS peaks are honest)."""
+def _release_freed_memory(threshold: int = 1 << 16):
+    """glibc: serve new blocks over `threshold` bytes with mmap and return them on free, so RSS peaks are honest
+    (memory freed into the heap before this call can still be reused: measure in a fresh process)."""
     try:
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 16)            # M_MMAP_THRESHOLD
+        ctypes.CDLL("libc.so.6").mallopt(-3, threshold)          # M_MMAP_THRESHOLD
     except (OSError, AttributeError):
         pass
 
@@ -98,23 +99,27 @@ class PeakMemory:
             self.extra_mib = max(0, _rss_kib("VmHWM:") - self.base) / 1024
 
 
-def _timed(fn, repeats: int, device: str) -> float:
-    """Median wall time of fn() in ms."""
+def _timed(fn, repeats: int, device: str, stat=statistics.median) -> float:
+    """stat (median, or min = best of) of `repeats` calls of fn(), in ms: CPU time of the calling thread on CPU
+    (one torch thread computes inline; time spent descheduled by a busy machine does not count), wall time on GPU."""
+    clock = time.perf_counter if device == "cuda" else time.thread_time
     times = []
     for _ in range(repeats):
         if device == "cuda":
             torch.cuda.synchronize()
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
         if device == "cuda":
             torch.cuda.synchronize()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+        times.append((clock() - t0) * 1e3)
+    return stat(times)
 
 
 def measure(method: str, n: int, width: int = 128, n_global: int = 0, dilation: int = 1, head_dim: int = 64,
-            repeats: int = 3, device: str = "cpu", seed: int = 0, compile_flex: bool = True) -> dict:
-    """Time (median ms) and peak extra memory (MiB) of one attention call, one head, q, k, v (1, 1, n, D)."""
+            repeats: int = 3, device: str = "cpu", seed: int = 0, compile_flex: bool = True,
+            best: bool = False) -> dict:
+    """Time (median ms, or the best of `repeats` when best=True: steadier on a shared machine) and peak extra
+    memory (MiB) of one attention call, one head, q, k, v (1, 1, n, D)."""
     if method not in METHODS:
         raise KeyError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
     gen = torch.Generator().manual_seed(seed)
@@ -133,7 +138,7 @@ def measure(method: str, n: int, width: int = 128, n_global: int = 0, dilation: 
     with torch.inference_mode():
         with PeakMemory(device) as peak:
             fn()
-        ms = _timed(fn, repeats, device)
+        ms = _timed(fn, repeats, device, min if best else statistics.median)
     return {"method": method, "n": n, "time_ms": ms, "peak_mib": peak.extra_mib}
 
 

@@ -40,9 +40,10 @@ def shape_mask(kind: str, top: int, left: int, side: int, size: int = SIZE) -> n
     raise ValueError(f"unknown shape {kind!r}; choose one of {SHAPES}")
 
 
-def make_scene(rng: np.random.Generator, size: int = SIZE) -> Scene:
-    """One random scene: a red shape plus 1–3 shapes in other colours, none touching."""
-    n_objects = int(rng.integers(2, 5))
+def make_scene(rng: np.random.Generator, size: int = SIZE, objects: tuple[int, int] = (2, 4)) -> Scene:
+    """One random scene: a red shape plus others in other colours (objects = (fewest, most) shapes in
+    all, 2–4 in training), none touching; a crowded scene may hold fewer when no room is left."""
+    n_objects = int(rng.integers(objects[0], objects[1] + 1))
     others = [c for c in COLOURS if c != "red"]
     colours = ["red"] + [others[i] for i in rng.integers(0, len(others), n_objects - 1)]
     image = np.empty((3, size, size), dtype=np.float32)
@@ -68,10 +69,10 @@ def make_scene(rng: np.random.Generator, size: int = SIZE) -> Scene:
     return Scene(np.clip(image, 0, 1), label, target, objects)
 
 
-def make_dataset(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_dataset(n: int, seed: int, objects: tuple[int, int] = (2, 4)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """images (n, 3, SIZE, SIZE) float32, labels (n,) int64, targets (n, SIZE, SIZE) bool."""
     rng = np.random.default_rng(seed)
-    scenes = [make_scene(rng) for _ in range(n)]
+    scenes = [make_scene(rng, objects=objects) for _ in range(n)]
     return (np.stack([s.image for s in scenes]), np.array([s.label for s in scenes], dtype=np.int64),
             np.stack([s.target for s in scenes]))
 

@@ -24,10 +24,9 @@ def evaluate() -> dict:
     # share of the (N+1)² query-key pairs the windows allow, averaged over layers (global ViT: 1.0)
     out["attention_pairs_vs_global"] = round(float(model.masks.float().mean()), 4)
     try:
-        vit, vit_meta = checkpoints.load(vit_scenes.NAME)
+        ref = vit_scenes.evaluate()
     except checkpoints.CheckpointError:
         return out
-    ref = vit_scenes.measure(vit, vit_meta["preprocess"])
     out.update(vit_test_acc=ref["test_acc"], test_acc_minus_vit=round(out["test_acc"] - ref["test_acc"], 4),
                vit_cls_attention_on_objects=ref["cls_attention_on_objects"])
     return out

@@ -50,6 +50,10 @@ def test_every_head_is_listed_and_the_charts_are_drawn(page):
     assert len(charts) == 4                      # arrows, rows heatmap, ranking, pair difference
     ranking = next(c for c in charts if c["data"][0]["type"] == "bar")
     assert len(ranking["data"][0]["y"]) == 16
+    layer, head = checkpoints.read_meta("coref_encoder")["coref_head"]
+    assert ranking["data"][0]["y"][0] == f"L{layer} H{head}"        # measured live: the chosen head ranks first
+    accuracy = _array(ranking["data"][0]["x"])
+    assert accuracy[0] >= 0.95 and accuracy[-1] < 0.5
 
 
 def test_their_also_points_at_restaurant(page):

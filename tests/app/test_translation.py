@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from model import translate
+from model import translation_corpus as corpus
 from model.recipes import translator
 from tests.app.conftest import open_page
 
@@ -72,12 +73,14 @@ def test_beam_search_of_width_one_gives_the_greedy_translation(at):
     at.radio(key="tr_method").set_value("greedy").run()
 
 
-def test_picking_an_example_translates_it(at):
-    example = at.selectbox(key="tr_example").options[3]
-    at.selectbox(key="tr_example").set_value(example).run()
+def test_picking_an_example_translates_it_and_says_how_it_was_held_out(at, shipped):
+    pair = corpus.examples()[0]                          # the first held-out template
+    at.selectbox(key="tr_example").set_value(pair.en).run()
     assert not at.exception
-    assert at.text_input(key="tr_text").value == example
-    assert any("reference" in c.value for c in at.caption)
+    assert at.text_input(key="tr_text").value == pair.en
+    output = translate.run(shipped[0], shipped[1], shipped[2], pair.en).extra["output"]
+    verdict = "✓ exact match" if output == pair.zh else "✗ differs"
+    assert any(f"held-out template, reference {pair.zh} {verdict}" in c.value for c in at.caption)
 
 
 def test_unknown_words_get_a_clear_message_instead_of_a_translation(at):

@@ -52,3 +52,10 @@ def test_patch_mask_marks_patches_holding_any_object_pixel():
     pixels[7, 0] = True                                     # patch row 1, col 0
     assert scenes.patch_mask(pixels, 4).tolist() == [False, True, True, False]
     assert scenes.patch_mask(np.stack([pixels, ~pixels]), 4).shape == (2, 4)
+
+
+def test_crowded_scenes_hold_more_shapes_but_still_one_red():
+    rng = np.random.default_rng(1)
+    crowded = [scenes.make_scene(rng, objects=(5, 7)) for _ in range(40)]
+    assert np.mean([len(s.objects) for s in crowded]) > 4
+    assert all([c for _, c in s.objects].count("red") == 1 for s in crowded)
