@@ -46,7 +46,12 @@ def _drawing(digits: bool) -> bytes | None:
     import io
 
     from PIL import Image
-    from streamlit_drawable_canvas import st_canvas
+    try:
+        from streamlit_drawable_canvas import st_canvas
+    except ImportError:
+        st.warning("Drawing needs the streamlit-drawable-canvas package (see requirements.txt); "
+                   "samples and uploads work without it.")
+        return None
     colours = {"red": "#DB1F1F", "green": "#26A040", "blue": "#2E52E0", "black": "#1F1F1F"}
     if digits:
         colour, mode, width = "#000000", "freedraw", 22

@@ -240,8 +240,9 @@ def measure_section(w: int, g: int):
     a, b = st.columns(2)
     a.plotly_chart(viz.plot_cost(ok, "time_ms", title="Time per call", names=cost.METHODS), key="masks_time")
     b.plotly_chart(viz.plot_cost(ok, "peak_mib", title="Peak extra memory", names=cost.METHODS), key="masks_mem")
-    st.caption("Time: median of 3 calls. Memory: the process's peak resident memory above its level before the "
-               "call; below ~5 MiB it is within the noise of the allocator.")
+    st.caption("Time: median of 3 calls, CPU time of the computing thread (wall time on a GPU), so a busy machine "
+               "does not inflate it. Memory: the process's peak resident memory above its level before the call "
+               "(GPU: the allocator's peak); below ~5 MiB it is within the allocator's noise.")
     table = pd.DataFrame(ok).rename(columns={"time_ms": "time (ms)", "peak_mib": "peak memory (MiB)"})
     st.dataframe(table, hide_index=True)
 

@@ -61,31 +61,30 @@ def _core(q, k, v, w: int, blk: int, n_global: int, scale: float, chunk_elems: i
     kw = kp.unfold(1, S, blk)                                         # (1, BH·nb, D, S) view
     vw = vp.unfold(1, S, blk).transpose(-1, -2)                       # (1, BH·nb, S, D) view
     band, edges = _local_masks(N, nb, blk, w, n_global, str(q.device))
-    if n_global == 0:
-        cb = max(1, chunk_elems // (blk * S)) if chunk_elems else BH * nb
-        edge_of = dict(edges)
-        outs = []
-        for c0 in range(0, BH * nb, cb):
-            c1 = min(c0 + cb, BH * nb)
-            s = torch.matmul(qb[:, c0:c1], kw[:, c0:c1])               # (1, c, blk, S) scores
-            s.masked_fill_(band, float("-inf"))
-            for j in range(c0, c1):                                    # boundary blocks only (few)
-                m = edge_of.get(j % nb)
-                if m is not None:
-                    s[0, j - c0].masked_fill_(m, float("-inf"))
-            outs.append(torch.matmul(torch.softmax(s, dim=-1), vw[:, c0:c1]))
-        out = outs[0] if len(outs) == 1 else torch.cat(outs, dim=1)   # (1, BH·nb, blk, D)
-        return out.reshape(BH, Np, d)[:, :N]
     g = n_global
-    s = torch.matmul(qb, kw).view(BH, nb, blk, S)
-    s.masked_fill_(band, float("-inf"))
-    for i, m in edges:
-        s[:, i].masked_fill_(m, float("-inf"))
-    sg = torch.matmul(qb.view(BH, nb, blk, d), k[:, :g].transpose(-1, -2).unsqueeze(1))   # (BH, nb, blk, g)
-    p = torch.softmax(torch.cat([s, sg], dim=-1), dim=-1)             # one softmax over window + global keys
-    out = (torch.matmul(p[..., :S].reshape(1, BH * nb, blk, S), vw).view(BH, nb, blk, d)
-           + torch.matmul(p[..., S:], v[:, :g].unsqueeze(1)))
+    kg, vg = k[:, :g], v[:, :g]                                       # (BH, g, D) global keys and values
+    cb = max(1, chunk_elems // (blk * (S + g))) if chunk_elems else BH * nb
+    edge_of = dict(edges)
+    outs = []
+    for c0 in range(0, BH * nb, cb):                                  # chunks small enough to stay in cache
+        c1 = min(c0 + cb, BH * nb)
+        s = torch.matmul(qb[:, c0:c1], kw[:, c0:c1])                   # (1, c, blk, S) window scores
+        s.masked_fill_(band, float("-inf"))
+        for j in range(c0, c1):                                        # boundary blocks only (few)
+            m = edge_of.get(j % nb)
+            if m is not None:
+                s[0, j - c0].masked_fill_(m, float("-inf"))
+        if not g:
+            outs.append(torch.matmul(torch.softmax(s, dim=-1), vw[:, c0:c1]))
+            continue
+        seq = torch.arange(c0, c1, device=q.device) // nb             # which sequence each block belongs to
+        sg = torch.matmul(qb[0, c0:c1], kg[seq].transpose(-1, -2))      # (c, blk, g) global-key scores
+        p = torch.softmax(torch.cat([s[0], sg], dim=-1), dim=-1)      # one softmax over window + global keys
+        outs.append((torch.matmul(p[..., :S], vw[0, c0:c1]) + torch.matmul(p[..., S:], vg[seq])).unsqueeze(0))
+    out = outs[0] if len(outs) == 1 else torch.cat(outs, dim=1)       # (1, BH·nb, blk, D)
     out = out.reshape(BH, Np, d)[:, :N]
+    if not g:
+        return out
     og = torch.softmax(torch.matmul(q[:, :g] * scale, k.transpose(-1, -2)), dim=-1) @ v   # global rows: dense
     return torch.cat([og, out[:, g:]], dim=1)
 
