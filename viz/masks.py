@@ -103,7 +103,7 @@ def plot_cost(rows: list[dict], value: str, *, title: str | None = None, names: 
         fig.add_scatter(x=[p[0] for p in pts], y=[max(p[1], 1e-3) for p in pts], mode="lines+markers",
                         name=(names or {}).get(m, m), line=dict(color=HEAD_COLOURS[c % 12]),
                         hovertemplate="N = %{x:,}: %{y:,.2f}<extra>%{fullData.name}</extra>")
-    _size_ticks(fig, [r["n"] for r in rows if value in r]).update_yaxes(title=unit, dtick=None)
+    _size_ticks(fig, [r["n"] for r in rows if value in r]).update_yaxes(title=unit)
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.25, x=0))
     return style(fig, title, 420)
 
