@@ -9,9 +9,6 @@ from model import checkpoints
 from model import generate as g
 from tests.app.conftest import open_page
 
-pytestmark = pytest.mark.skipif("course_gpt" not in checkpoints.shipped(),
-                                reason="assets/course_gpt.* not trained: python -m model.train course_gpt")
-
 
 def chart(at, key):
     el = next(e for e in at.get("plotly_chart") if json.loads(e.proto.spec).get("layout") is not None
@@ -100,7 +97,6 @@ def test_too_long_prompt_gets_a_readable_error(at):
     at.text_input(key="gen_prompt").set_value("the restaurant refused to serve me a").run()
 
 
-@pytest.mark.skipif("coref_encoder" not in checkpoints.shipped(), reason="coref_encoder not trained yet")
 def test_fill_in_predicts_the_hidden_word(at):
     at.multiselect(key="fill_words").set_value([]).run()
     assert any("Nothing is masked" in e.value for e in at.error)

@@ -2,14 +2,10 @@
 tree and keeps typed markup inert (the `page` fixture fails on console errors and off-loopback requests)."""
 import re
 
-import pytest
 from playwright.sync_api import expect
 
 from model import checkpoints
 from tests.browser.conftest import shot, wait_for_app
-
-pytestmark = pytest.mark.skipif("course_gpt" not in checkpoints.shipped(),
-                                reason="assets/course_gpt.* not trained: python -m model.train course_gpt")
 
 
 def open_page(page, server_url):

@@ -76,8 +76,6 @@ def test_bad_requests_get_readable_errors(encoder, tok, text, words, match):
 
 
 def test_shipped_encoder_fills_a_masked_word_sensibly():
-    if "coref_encoder" not in checkpoints.shipped():
-        pytest.skip("assets/coref_encoder.* not trained yet")
     model, meta = checkpoints.load("coref_encoder")
     tok = WordTokenizer.from_dict(meta["tokenizer"])
     r = fill_mask(model, tok, "The animal didn't cross the street because it was too [MASK].", top_k=10)

@@ -148,8 +148,6 @@ def test_causal_token_losses_match_the_full_pass(decoder):
 
 
 def test_shipped_course_gpt_reads_512_tokens_and_beats_chance():
-    if "course_gpt" not in checkpoints.shipped():
-        pytest.skip("assets/course_gpt.* not trained yet: python -m model.train course_gpt")
     from model.recipes import course_gpt
     model, meta = checkpoints.load("course_gpt")
     assert model.config.kind == "decoder" and model.config.max_len == 512

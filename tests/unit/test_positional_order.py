@@ -62,8 +62,6 @@ def test_experiment_refuses_text_beyond_the_learned_table(tokenizer):
 
 
 def test_shipped_encoder_is_order_blind_only_without_positions():
-    if "coref_encoder" not in checkpoints.shipped():
-        pytest.skip("assets/coref_encoder.* not trained yet: python -m model.train coref_encoder")
     model, meta = checkpoints.load("coref_encoder")
     tok = WordTokenizer.from_dict(meta["tokenizer"])
     exp = order_experiment(model, tok, A, B)
