@@ -8,6 +8,9 @@ def test_home_and_navigation_reach_every_page(page, server_url):
     page.goto(server_url)
     wait_for_app(page)
     page.get_by_role("heading", name="Attention Lab").wait_for()
+    main = page.locator('[data-testid="stMain"]')
+    for _, title, _, _ in _pages.available()[1:]:      # every page is linked from the home page
+        main.get_by_role("link", name=title).wait_for(timeout=30_000)
     shot(page, "home")
     for file, title, _, _ in _pages.available():
         if file == "home.py":
