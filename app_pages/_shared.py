@@ -337,3 +337,38 @@ def mask_coverage(pattern: str, n: int, params: tuple, causal: bool, max_layers:
     from model import masks
     m = masks.build(pattern, n, causal, **dict(params))
     return m, masks.layers_to_connect(m), masks.coverage(m, max_layers)
+
+
+# ---- widget state (review fixes) ----
+def keep_valid_choice(key: str, options, format_func=str, default=None):
+    """Before a selectbox with these options is created: keep st.session_state[key] only if it is one of the
+    options. When the options change (other text, another model) the browser can hand back the widget's old
+    formatted label, a str; a label that names a current option is mapped back to it, anything else is replaced
+    by `default` (or the first option), so pages never compare a stale string with an int."""
+    if key not in st.session_state:
+        return
+    options = list(options)
+    value = st.session_state[key]
+    if any(value == o and type(value) is type(o) for o in options):
+        return
+    labels = [format_func(o) for o in options]
+    if isinstance(value, str) and value in labels:
+        st.session_state[key] = options[labels.index(value)]
+    elif options:
+        st.session_state[key] = default if default in options else options[0]
+
+
+def keep_widget_state(*keys: str):
+    """Call before st.stop() skips widgets: Streamlit forgets a widget that a run does not draw, so an emptied
+    text box would reset every pick below it. Their values are set aside for restore_widget_state."""
+    for key in keys:
+        if key in st.session_state:
+            st.session_state[f"_kept_{key}"] = st.session_state[key]
+
+
+def restore_widget_state(*keys: str):
+    """Call in the run that draws the widgets again, before they are created: put back what keep_widget_state
+    set aside (set in this run, so the browser shows the restored value too, not the widget's default)."""
+    for key in keys:
+        if f"_kept_{key}" in st.session_state:
+            st.session_state[key] = st.session_state.pop(f"_kept_{key}")

@@ -14,6 +14,9 @@ from viz import stats as stat_viz
 PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food. "
              "In the end, they just gave me two slices of bread. Their ambiance was just as good as the "
              "food and service.")
+PICKS = ("explorer_layer", "explorer_head", "explorer_log", "explorer_hide", "explorer_heads", "explorer_min_w",
+         "explorer_focus", "explorer_stat")          # kept while the text box is empty
+CHIPS_OPEN_MAX = 24        # longer texts start with the token chips folded, so the maps fit a projector's screen
 HEAD_VIEW_MAX = 80          # tokens drawn at once in the head view
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 STAT_NAMES = {"entropy": "entropy (nats)", "entropy_fraction": "entropy ÷ uniform entropy",
@@ -74,7 +77,9 @@ text = st.text_area("Text", PARAGRAPH, key="explorer_text", height=110,
 text = _shared.clip_text(text)
 if not text.strip():
     st.warning("Type some text to see its attention.")
+    _shared.keep_widget_state(*PICKS)
     st.stop()
+_shared.restore_widget_state(*PICKS)
 
 run = _shared.explorer_run(name, _shared.device(), text)
 for notice in run.notices:
@@ -83,7 +88,7 @@ tokens, weights = run.tokens, run.weights            # weights: (L, H, N, N)
 L, H, N = weights.shape[0], weights.shape[1], weights.shape[-1]
 n_unknown = sum(run.unknown)
 with st.expander(f"{N} tokens (model **{name}**, {L} layers × {H} heads, max {max_len} tokens)"
-                 + (f" · {n_unknown} not in the vocabulary" if n_unknown else ""), expanded=N <= 80):
+                 + (f" · {n_unknown} not in the vocabulary" if n_unknown else ""), expanded=N <= CHIPS_OPEN_MAX):
     st.markdown(token_chips(tokens, run.ids, run.unknown), unsafe_allow_html=True)
     st.caption("Each chip: token, then position · id. Dashed red: not in the model's vocabulary (read as [UNK]).")
 
@@ -91,9 +96,9 @@ _clamp_state("explorer_layer", L)
 _clamp_state("explorer_head", H)
 pronoun = next((i for i, t in enumerate(tokens) if t in head_stats.PRONOUNS), 0)
 _clamp_state("explorer_token", N, pronoun)
-if any(h >= H for h in st.session_state.get("explorer_heads", [])):
+if any(not isinstance(h, int) or h >= H for h in st.session_state.get("explorer_heads", [])):
     del st.session_state["explorer_heads"]
-c1, c2, c3, c4, c5 = st.columns([1, 1, 2, 1, 1])
+c1, c2, c3, c4, c5 = st.columns([1, 1, 1.7, 1.1, 1.6])      # wide enough for the toggles' labels at 1280 px
 layer = c1.selectbox("Layer", range(L), key="explorer_layer")
 head = c2.selectbox("Head", range(H), key="explorer_head")
 picked = c3.selectbox("Token", range(N), key="explorer_token", format_func=lambda i: f"{i} · {tokens[i]}",

@@ -58,10 +58,9 @@ enc = tok.encode(prompt, bos=True)
 if any(enc.unknown):
     unknown = sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
     st.warning("Not in the model's vocabulary (read as [UNK]): " + ", ".join(md(w) for w in unknown))
-prompt_ids = tuple(enc.ids)
-if len(prompt_ids) < 2:
-    st.info("Type a prompt of at least one word.")
-    st.stop()
+# no word typed: an empty prompt, which each prompt tab refuses with a readable message; the tabs stay drawn
+# so that the fill-in and objectives tabs (and every pick) are not reset by an emptied prompt
+prompt_ids = tuple(enc.ids) if len(enc.ids) >= 2 else ()
 
 tab_next, tab_gen, tab_beam, tab_fill, tab_obj = st.tabs(
     ["Next token", "Generate step by step", "Beam search", "Fill-in (encoder)", "Objectives side by side"])

@@ -194,6 +194,9 @@ def order_section():
     a = c1.text_input("Sentence", ORDER_A, max_chars=MAX_ORDER_CHARS, key="order_a")
     b = c2.text_input("The same words, reordered", ORDER_B, max_chars=MAX_ORDER_CHARS, key="order_b")
     _shared.model_or_stop(name)
+    if not (a.strip() and b.strip()):
+        st.info("Type a sentence in both boxes: the second one uses the same words in another order.")
+        return
     try:
         exp = _shared.order_experiment(name, a, b, _shared.device())
     except ValueError as e:
@@ -262,7 +265,8 @@ def length_section():
     if name:
         text = _shared.clip_text(st.text_area("Paste a long text", " ".join([ORDER_A] * 30), key="len_text"))
         meta = _shared.shipped_meta()[name]
-        n_tokens = len(_shared.load_tokenizer(name).encode(text, add_cls_sep=True).ids)
+        encoder = meta["config"].get("kind") == "encoder"             # a decoder reads [BOS] + words, no [SEP]
+        n_tokens = len(_shared.load_tokenizer(name).encode(text, add_cls_sep=encoder, bos=not encoder).ids)
         max_len, kind = meta["config"]["max_len"], meta["config"].get("pos_encoding")
         if n_tokens <= max_len:
             st.success(f"{n_tokens} tokens: within {html.escape(name)}'s {max_len} positions.")

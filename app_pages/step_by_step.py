@@ -138,15 +138,18 @@ def live_controls(name: str, model):
     for n in notices:
         st.info(md(n))
     T = len(tokens)
-    for key, limit in (("steps_layer", c.n_layers), ("steps_head", c.n_heads), ("steps_token", T)):
-        if st.session_state.get(key, 0) >= limit:
-            st.session_state[key] = 0
-    if "steps_token" not in st.session_state:
-        st.session_state["steps_token"] = tokens.index("it") if "it" in tokens else min(1, T - 1)
+    layer_label, head_label = (lambda i: f"layer {i + 1}"), (lambda i: f"head {i + 1}")
+    token_label = lambda i: f"{i} · {tokens[i]}"  # noqa: E731
+    first_token = tokens.index("it") if "it" in tokens else min(1, T - 1)
+    # a stored value may be stale (text or model changed) or the browser's old label (a str): validate first
+    _shared.keep_valid_choice("steps_layer", range(c.n_layers), layer_label)
+    _shared.keep_valid_choice("steps_head", range(c.n_heads), head_label)
+    _shared.keep_valid_choice("steps_token", range(T), token_label, first_token)
+    st.session_state.setdefault("steps_token", first_token)
     a, b, d = st.columns(3)
-    layer = a.selectbox("Layer", range(c.n_layers), key="steps_layer", format_func=lambda i: f"layer {i + 1}")
-    head = b.selectbox("Head", range(c.n_heads), key="steps_head", format_func=lambda i: f"head {i + 1}")
-    token = d.selectbox("Query token", range(T), key="steps_token", format_func=lambda i: f"{i} · {tokens[i]}")
+    layer = a.selectbox("Layer", range(c.n_layers), key="steps_layer", format_func=layer_label)
+    head = b.selectbox("Head", range(c.n_heads), key="steps_head", format_func=head_label)
+    token = d.selectbox("Query token", range(T), key="steps_token", format_func=token_label)
     return tokens, hidden, layer, head, token
 
 

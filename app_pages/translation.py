@@ -166,7 +166,8 @@ except SourceError as e:
 reference, held_out = examples.get(" ".join(text.lower().split()), (None, None))
 st.markdown(f"## {html.escape(run.extra['output'])}")
 score = run.extra["score"]
-line = (f"{method}{f' (width {width})' if method != 'greedy' else ''} · log-probability {score:.4f} "
+# a confident translation has a log-probability like -3e-06: four decimals would print "-0.0000"
+line = (f"{method}{f' (width {width})' if method != 'greedy' else ''} · log-probability {score:.4g} "
         f"(probability {np.exp(score):.4f})")
 if reference:
     line += (f" · {held_out}, reference " + html.escape(reference)

@@ -75,7 +75,8 @@ def check_request(model, prompt_ids, max_new: int):
         raise GenerationError(f"Generate between 1 and {MAX_NEW_TOKENS} tokens (asked for {max_new}).")
     limit = model.config.max_len
     if len(prompt_ids) + max_new > limit:
-        raise GenerationError(f"The prompt has {len(prompt_ids)} tokens; with {max_new} new ones that is "
+        new = f"{max_new} new token" + "s" * (max_new != 1)
+        raise GenerationError(f"The prompt has {len(prompt_ids)} tokens; with {new} that is "
                               f"{len(prompt_ids) + max_new}, past this model's {limit} positions. "
                               "Shorten the prompt or generate fewer tokens.")
 

@@ -160,3 +160,15 @@ def test_head_view_draws_only_the_chosen_heads_and_downloads_are_offered(tiny, p
     labels = [b.proto.label for b in page.get("download_button")]
     assert labels == ["Grid (PNG)", "Zoomed head (PNG)", "Zoomed head (SVG)", "All weights (CSV)",
                       "All weights (JSON)"]
+
+
+def test_stale_labels_handed_back_by_the_browser_are_dropped_not_compared(tiny):
+    """The browser can hand a widget with a format_func its old label (a str) once its options change; comparing
+    it with an int raised TypeError. Stale picks fall back to the defaults."""
+    at = open_page()                                          # the home page: the explorer's widgets are not drawn
+    at.session_state["explorer_heads"] = ["head 1", 2]
+    at.session_state["explorer_layer"] = "1"
+    at.switch_page(f"app_pages/{PAGE}").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.multiselect(key="explorer_heads").value == [0, 1, 2, 3]
+    assert at.selectbox(key="explorer_layer").value == 0

@@ -93,8 +93,22 @@ def test_too_long_prompt_gets_a_readable_error(at):
     assert not at.exception
     assert any("positions" in e.value for e in at.error)
     at.text_input(key="gen_prompt").set_value("").run()
-    assert any("at least one word" in i.value for i in at.info)
+    assert not at.exception
+    assert sum("at least one word" in e.value for e in at.error) == 3      # next token, generate, beam
     at.text_input(key="gen_prompt").set_value("the restaurant refused to serve me a").run()
+
+
+def test_an_empty_prompt_keeps_the_fill_in_and_objectives_tabs(at):
+    """Emptying the prompt used to stop the page before the tabs, so Streamlit dropped every widget in them:
+    the fill-in text and the objectives picks were reset once the prompt came back."""
+    at.text_input(key="fill_text").set_value("the [MASK] crossed the street .").run()
+    at.text_input(key="gen_prompt").set_value("   ").run()
+    assert not at.exception
+    assert at.text_input(key="fill_text").value == "the [MASK] crossed the street ."
+    assert chart(at, "fill_bars_0")["data"][0]["type"] == "bar"            # the encoder still fills in
+    assert chart(at, "obj_losses")["data"]                                  # and the objectives are drawn
+    at.text_input(key="gen_prompt").set_value("the restaurant refused to serve me a").run()
+    at.text_input(key="fill_text").set_value("The animal didn't cross the street because it was too tired.").run()
 
 
 def test_fill_in_predicts_the_hidden_word(at):

@@ -100,6 +100,16 @@ def test_word_order_demo_on_the_shipped_encoder(at):
     assert not at.error
 
 
+def test_an_empty_sentence_asks_for_one_instead_of_counting_tokens(at):
+    """An emptied box used to be reported as a word-count mismatch ("the first 2 tokens": [CLS] and [SEP])."""
+    show(at, "Word order")
+    at.text_input(key="order_a").set_value("  ").run()
+    assert not at.exception and not at.error
+    assert any("Type a sentence in both boxes" in i.value for i in at.info)
+    at.text_input(key="order_a").set_value("The woman ate the raccoon.").run()
+    assert not at.error and metric(at, "Output, positions on") > 0.05
+
+
 def test_positions_past_the_learned_table_are_refused_clearly(at):
     show(at, "Beyond max_len")
     max_len = checkpoints.read_meta("coref_encoder")["config"]["max_len"]
@@ -107,6 +117,18 @@ def test_positions_past_the_learned_table_are_refused_clearly(at):
     assert any("coref_encoder" in e.value and f"max_len = {max_len}" in e.value for e in at.error)
     at.number_input(key="len_pos").set_value(max_len - 1).run()
     assert not any("coref_encoder" in e.value for e in at.error)
+
+
+def test_length_check_counts_the_tokens_each_kind_of_model_reads(at):
+    """An encoder reads [CLS] words [SEP]; the decoder course_gpt reads [BOS] words (it was counted as an encoder)."""
+    show(at, "Beyond max_len")
+    at.text_area(key="len_text").set_value("the cafe sold the soup .").run()
+    assert any(s.value.startswith("8 tokens: within coref_encoder's 128") for s in at.success)
+    at.session_state["text_model"] = "course_gpt"
+    at.run()
+    assert any(s.value.startswith("7 tokens: within course_gpt's 512") for s in at.success)
+    at.session_state["text_model"] = "coref_encoder"
+    at.run()
 
 
 def test_learned_tables_of_shipped_image_models_are_drawn_on_their_patch_grid(at):

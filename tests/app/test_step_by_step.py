@@ -158,3 +158,20 @@ def test_page_says_what_to_do_when_no_model_is_shipped():
         assert any("needs a shipped text model" in i.value for i in at.info)
         at = open_tab(at, "The lecture's example")
     assert any("[0.0402, 0.9598]" in s.value for s in at.success)      # the lecture still works
+
+
+def test_a_stale_label_handed_back_by_the_browser_is_validated_before_the_widgets(tiny_assets):
+    """After the text or the model changes, the browser can hand a selectbox with a format_func its OLD label
+    (a str); comparing it with an int raised TypeError. A label of a current option maps back to it, an unknown
+    one falls back to the default."""
+    at = open_page()                                     # the home page: the live widgets are not in the tree
+    at.session_state["steps_text"] = "the ham sandwich"
+    at.session_state["steps_layer"] = "layer 2"          # still an option's label: kept, as its index
+    at.session_state["steps_head"] = "head 9"            # no such head in a 4-head model
+    at.session_state["steps_token"] = "14 · salty"       # a token of the old text, gone from the new one
+    at.switch_page(f"app_pages/{PAGE}").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key="steps_layer").value == 1
+    assert at.selectbox(key="steps_head").value == 0
+    assert at.selectbox(key="steps_token").value == 1   # no "it" in the new text: the first word
+    assert at.selectbox(key="steps_token").format_func(1) == "1 · the"

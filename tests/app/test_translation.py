@@ -91,3 +91,12 @@ def test_unknown_words_get_a_clear_message_instead_of_a_translation(at):
     assert not at.get("plotly_chart")
     at.text_input(key="tr_text").set_value(DEFAULT).run()
     assert not at.error
+
+
+def test_the_log_probability_of_a_confident_translation_is_not_printed_as_minus_zero(at, shipped):
+    """A near-certain greedy translation scores about -1e-05: four decimals printed "-0.0000"."""
+    model, src_tok, tgt_tok = shipped
+    run = translate.run(model, src_tok, tgt_tok, DEFAULT, None, "greedy", 1)
+    caption = next(c.value for c in at.caption if "log-probability" in c.value)
+    shown = caption.split("log-probability ")[1].split(" ")[0]
+    assert shown != "-0.0000" and float(shown) == pytest.approx(run.extra["score"], rel=1e-3)

@@ -71,3 +71,34 @@ def test_clicking_a_map_in_the_grid_zooms_that_head(page, server_url):
     expect(page.get_by_role("heading", name="Layer 2, head 1")).to_be_visible(timeout=60_000)
     wait_for_app(page, timeout=120_000)
     shot(page, "explorer_grid_click")
+
+
+def pick(page, label: str, option: str):
+    box = page.get_by_role("combobox", name=label, exact=True)
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_for_app(page, timeout=120_000)
+
+
+def type_text(page, value: str):
+    box = page.get_by_role("textbox", name="Text", exact=True)
+    box.fill(value)
+    box.press("Control+Enter")
+    wait_for_app(page, timeout=120_000)
+
+
+def test_emptying_the_text_keeps_the_picked_layer_and_head_in_widgets_and_zoom(page, server_url):
+    """An emptied text box stops the page before the pickers, and Streamlit forgets widgets a run does not draw:
+    the layer and head went back to 0. Kept values must also show in the selectboxes, not only in the zoom."""
+    open_explorer(page, server_url)
+    pick(page, "Layer", "2")
+    pick(page, "Head", "3")
+    type_text(page, "")
+    expect(page.get_by_text("Type some text to see its attention.")).to_be_visible(timeout=30_000)
+    type_text(page, "The cat sat because it was tired.")
+    expect(page.get_by_role("heading", name="Layer 2, head 3")).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("combobox", name="Layer", exact=True)).to_have_value("2")
+    expect(page.get_by_role("combobox", name="Head", exact=True)).to_have_value("3")
+    shot(page, "explorer_text_emptied_and_back")
+    assert page.locator('[data-testid="stException"]').count() == 0

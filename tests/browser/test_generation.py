@@ -62,3 +62,25 @@ def test_fill_in_and_objectives_tabs_render(page, server_url):
     expect(panel.get_by_text("Decoder loss terms")).to_be_visible()
     shot(page, "generation_objectives")
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_emptying_the_prompt_loses_nothing_typed_in_the_other_tabs(page, server_url):
+    """In the browser, a widget a run does not draw is forgotten: an emptied prompt used to stop the page before
+    the tabs, and the fill-in text typed there came back as the default once the prompt was restored."""
+    open_page(page, server_url)
+    open_tab(page, "Fill-in (encoder)")
+    fill = page.get_by_role("textbox", name="Text (type [MASK] anywhere, or pick words below)", exact=True)
+    fill.fill("the [MASK] crossed the street .")
+    fill.press("Enter")
+    wait_for_app(page)
+    prompt = page.get_by_role("textbox", name="Prompt", exact=True)
+    for value in ("", "the cat"):
+        prompt.fill(value)
+        prompt.press("Enter")
+        wait_for_app(page)
+    expect(page.get_by_text("The prompt is empty")).to_have_count(0, timeout=30_000)
+    panel = open_tab(page, "Fill-in (encoder)")
+    expect(fill).to_have_value("the [MASK] crossed the street .")
+    expect(panel.get_by_text("[MASK] at token ·2")).to_be_visible(timeout=30_000)
+    shot(page, "generation_fill_kept")
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -124,7 +124,8 @@ def test_next_token_probs_and_temperature(decoder):
 
 
 @pytest.mark.parametrize("prompt,max_new,match", [([], 5, "empty"), (PROMPT, 0, "between"),
-                                                  (PROMPT, 65, "between"), (list(range(40)), 10, "positions")])
+                                                  (PROMPT, 65, "between"), (list(range(40)), 10, "positions"),
+                                                  (list(range(48)), 1, "with 1 new token that is 49")])
 def test_bad_requests_get_readable_errors(decoder, prompt, max_new, match):
     with pytest.raises(g.GenerationError, match=match):
         g.generate(decoder, prompt, max_new=max_new)
