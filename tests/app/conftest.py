@@ -1,6 +1,10 @@
-"""AppTest helpers: every page test starts from app.py (so the sidebar runs) and switches page."""
+"""AppTest helpers: every page test starts from app.py (so the sidebar runs) and switches page; charts
+are read back from the Plotly specs the page sent."""
+import base64
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -19,3 +23,24 @@ def open_page(page: str | None = None, timeout: float = 60) -> AppTest:
 @pytest.fixture
 def app_page():
     return open_page
+
+
+def plotly_chart(at, key: str) -> dict:
+    """The Plotly spec (data + layout) of the chart whose element id contains `key`."""
+    for el in at.get("plotly_chart"):
+        if el.proto.id and key in el.proto.id:
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no plotly chart {key!r} on the page")
+
+
+def plotly_array(obj) -> np.ndarray:
+    """Plotly 7 packs numpy arrays as {"dtype", "bdata" (base64), "shape"}; plain lists pass through."""
+    if isinstance(obj, dict):
+        arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=obj["dtype"])
+        return arr.reshape([int(s) for s in str(obj["shape"]).split(",")]) if "shape" in obj else arr
+    return np.asarray(obj, dtype=np.float64)
+
+
+def trace_z(trace: dict) -> np.ndarray:
+    """A heatmap trace's z as a float array."""
+    return plotly_array(trace["z"]).astype(np.float64)

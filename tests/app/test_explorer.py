@@ -1,8 +1,6 @@
 """The attention explorer page (AppTest): typed text, layer/head/toggles, and the figures' data equal
 the model's own weights. Runs on a tiny random encoder saved to a temporary assets folder; one test
 uses the shipped default model when it is there."""
-import base64
-import json
 from unittest import mock
 
 import numpy as np
@@ -16,6 +14,8 @@ from model.inspect import run_text
 from model.tokenizer import WordTokenizer
 from model.transformer import Transformer
 from tests.app.conftest import open_page
+from tests.app.conftest import plotly_array as values
+from tests.app.conftest import plotly_chart as chart
 
 PAGE = "explorer.py"
 SHIPPED = checkpoints.ASSETS
@@ -24,15 +24,8 @@ PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only 
              "In the end, they just gave me two slices of bread.")
 
 
-def values(obj) -> np.ndarray:
-    if isinstance(obj, dict):
-        arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=obj["dtype"])
-        return arr.reshape([int(s) for s in str(obj["shape"]).split(",")]) if "shape" in obj else arr
-    return np.asarray(obj)
 
 
-def chart(at, key: str) -> dict:
-    return next(json.loads(e.proto.spec) for e in at.get("plotly_chart") if e.proto.id and key in e.proto.id)
 
 
 def zoom_matrix(at) -> np.ndarray:

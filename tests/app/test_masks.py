@@ -1,13 +1,13 @@
 """AppTest of the masks page: the drawn masks, densities, layer counts, the live run and the measured cost
 are the ones model/ computes for the chosen settings."""
-import base64
-import json
 
 import numpy as np
 import pytest
 
 from model import mask_counts, masks
 from tests.app.conftest import open_page
+from tests.app.conftest import plotly_chart as chart
+from tests.app.conftest import trace_z as z_of
 
 
 @pytest.fixture(scope="module")
@@ -17,19 +17,8 @@ def at():
     return page
 
 
-def chart(at, key: str) -> dict:
-    for el in at.get("plotly_chart"):
-        if el.proto.id.endswith(key) or f"-{key}-" in el.proto.id or key in el.proto.id:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no plotly chart {key}")
 
 
-def z_of(trace: dict) -> np.ndarray:
-    z = trace["z"]
-    if isinstance(z, dict):                                        # Plotly 7 typed array
-        shape = [int(s) for s in str(z["shape"]).split(",")]
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.array(z, dtype=np.float64)
 
 
 def metric(at, prefix: str) -> str:

@@ -1,6 +1,4 @@
 """AppTest of the positional-encodings page: every claim it prints is a number computed on the page."""
-import base64
-import json
 
 import numpy as np
 import pytest
@@ -8,6 +6,8 @@ import pytest
 from model import checkpoints
 from model.shift import shift_matrix
 from tests.app.conftest import open_page
+from tests.app.conftest import plotly_chart as chart
+from tests.app.conftest import trace_z as z_of
 
 
 @pytest.fixture(scope="module")
@@ -28,20 +28,8 @@ def metric(at, prefix: str) -> float:
     return float(next(m.value for m in at.metric if m.label.startswith(prefix)))
 
 
-def chart(at, key: str) -> dict:
-    """The Plotly spec of the chart rendered with `key`."""
-    for el in at.get("plotly_chart"):
-        if el.proto.id.endswith(key) or key in el.proto.id:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no plotly chart {key}")
 
 
-def z_of(trace: dict) -> np.ndarray:
-    z = trace["z"]
-    if isinstance(z, dict):                          # Plotly 7 typed array
-        shape = [int(s) for s in str(z["shape"]).split(",")]
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.array(z, dtype=np.float64)
 
 
 def test_page_prints_the_identities_it_claims(at):

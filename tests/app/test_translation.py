@@ -1,7 +1,5 @@
 """AppTest of the translation page: it translates with the shipped model, draws target × source
 cross-attention for every head, switches decoding, and explains words it cannot translate."""
-import base64
-import json
 
 import numpy as np
 import pytest
@@ -10,6 +8,8 @@ from model import translate
 from model import translation_corpus as corpus
 from model.recipes import translator
 from tests.app.conftest import open_page
+from tests.app.conftest import plotly_chart as chart
+from tests.app.conftest import trace_z as z_of
 
 DEFAULT = "the teacher likes the restaurant near the station ."
 
@@ -26,19 +26,8 @@ def shipped():
     return translator.load()
 
 
-def chart(at, key: str) -> dict:
-    for el in at.get("plotly_chart"):
-        if key in el.proto.id:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no plotly chart {key}")
 
 
-def z_of(trace: dict) -> np.ndarray:
-    z = trace["z"]
-    if isinstance(z, dict):                          # Plotly 7 typed array
-        shape = [int(s) for s in str(z["shape"]).split(",")]
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.array(z, dtype=np.float64)
 
 
 def test_page_shows_the_models_translation_and_every_cross_attention_head(at, shipped):

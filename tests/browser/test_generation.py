@@ -5,17 +5,12 @@ import re
 from playwright.sync_api import expect
 
 from model import checkpoints
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import open_app_page, shot, wait_for_app
 
 
 def open_page(page, server_url):
-    """Home first, then the sidebar link (a direct /generation URL makes Streamlit probe a 404 path)."""
     page.set_viewport_size({"width": 1400, "height": 2200})     # the whole page in one screenshot
-    page.goto(server_url)
-    wait_for_app(page)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Decoder & generation").click()
-    page.wait_for_url("**/generation", timeout=30_000)
-    wait_for_app(page, timeout=120_000)
+    open_app_page(page, server_url, "generation.py")
 
 
 def open_tab(page, name):

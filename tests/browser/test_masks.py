@@ -3,19 +3,15 @@ shows typed markup as text."""
 from playwright.sync_api import expect
 
 from model import checkpoints
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import open_app_page, shot, wait_for_app
 
 HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer image'
 LINES = '[data-testid="stPlotlyChart"] .scatterlayer .trace'
 
 
+
 def open_page(page, server_url):
-    """Home first, then the sidebar link (a direct load probes /masks/_stcore/*: console 404s)."""
-    page.goto(server_url)
-    wait_for_app(page, timeout=120_000)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Masks & sparse attention").click()
-    page.wait_for_url("**/masks", timeout=30_000)
-    wait_for_app(page, timeout=120_000)
+    open_app_page(page, server_url, "masks.py")
 
 
 def open_tab(page, name: str):

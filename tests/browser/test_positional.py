@@ -3,19 +3,14 @@ identities, and shows typed words as text, never as markup."""
 from playwright.sync_api import expect
 
 from model import checkpoints
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import open_app_page, shot, wait_for_app
 
 HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer image'
 
 
+
 def open_page(page, server_url):
-    """Home first, then the sidebar link (a direct /positional load makes Streamlit probe
-    /positional/_stcore/*, two 404s in the console)."""
-    page.goto(server_url)
-    wait_for_app(page, timeout=120_000)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Positional encodings").click()
-    page.wait_for_url("**/positional", timeout=30_000)
-    wait_for_app(page, timeout=120_000)
+    open_app_page(page, server_url, "positional.py")
 
 
 def open_tab(page, name: str):

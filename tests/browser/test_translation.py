@@ -3,16 +3,11 @@ lines, shows training beside inference, and keeps typed markup inert (the `page`
 console errors and off-loopback requests)."""
 from playwright.sync_api import expect
 
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import open_app_page, shot, wait_for_app
 
 
 def open_page(page, server_url):
-    """Home first, then the sidebar link (a direct URL makes Streamlit probe a 404 path)."""
-    page.goto(server_url)
-    wait_for_app(page)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Translation").click()
-    page.wait_for_url("**/translation", timeout=30_000)
-    wait_for_app(page, timeout=120_000)
+    open_app_page(page, server_url, "translation.py")
 
 
 def open_tab(page, name):
