@@ -13,6 +13,7 @@ from model.checkpoints import CheckpointError
 from model.tokenizer import WordTokenizer
 
 MAX_TEXT_CHARS = 20_000          # typed text beyond this is cut with a notice
+RUNS_KEPT = 8                    # results kept per cached function: a rerun is fast, memory stays flat
 DEFAULT_TEXT_MODEL = "coref_encoder"
 LOAD_COUNT = {"n": 0}            # how many times a checkpoint was read (the concurrency test reads it)
 _load_lock = threading.Lock()
@@ -116,7 +117,7 @@ def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 
 
 # ---- positional encodings ----
-@st.cache_data(max_entries=16, show_spinner="Running the encoder with positions off and on…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the encoder with positions off and on…")
 def order_experiment(name: str, text_a: str, text_b: str, device: str = "cpu"):
     """model.order.OrderExperiment for a shipped encoder (ValueError on a bad pair is not cached)."""
     from model.order import order_experiment as experiment
@@ -140,7 +141,7 @@ def learned_position_models() -> dict[str, dict]:
 
 
 # ---- step by step ----
-@st.cache_data(max_entries=32, show_spinner="Running the model…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model…")
 def step_layer_inputs(name: str, device: str, text: str, max_tokens: int):
     """(ids (T,), tokens, notices, hidden (L + 1, T, C) float64): the vectors entering every layer of a
     shipped text model for the step-by-step page."""
@@ -158,7 +159,7 @@ def softmax_saturation(d_ks: tuple[int, ...], n_keys: int, seed: int) -> dict:
 
 
 # ---- explorer ----
-@st.cache_data(max_entries=16, show_spinner="Running the model with attention captured…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model with attention captured…")
 def explorer_run(name: str, device: str, text: str):
     """AttentionRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices) of a shipped
     text model on typed text; encoders get [CLS] … [SEP], decoders a leading [BOS] (as trained)."""
@@ -179,7 +180,7 @@ def translator_tokenizers():
     return WordTokenizer.from_dict(meta["tokenizer"]), WordTokenizer.from_dict(meta["tgt_tokenizer"])
 
 
-@st.cache_data(max_entries=32, show_spinner="Translating with attention captured…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Translating with attention captured…")
 def translation_run(device: str, text: str, method: str, width: int, target: tuple[int, ...] | None = None):
     """model.translate.run on the shipped translator: AttentionRun with src_tokens, enc_weights
     (L, H, S, S), weights (L, H, T, T) decoder self-attention, cross_weights (L, H, T, S); `target`
@@ -190,7 +191,7 @@ def translation_run(device: str, text: str, method: str, width: int, target: tup
     return translate.run(model, src_tok, tgt_tok, text, list(target) if target is not None else None, method, width)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def translation_steps(device: str, text: str):
     """model.translate.greedy: what one-token-at-a-time decoding saw (cross rows (steps, L, H, S))."""
     from model import translate
@@ -203,7 +204,7 @@ def translation_steps(device: str, text: str):
 COREF_MODEL = "coref_encoder"
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def coref_run(device: str, text: str):
     """AttentionRun of the coreference encoder on text (with [CLS]/[SEP]; weights (L, H, N, N))."""
     from model.inspect import run_text
@@ -231,7 +232,7 @@ def coref_head_accuracy(device: str) -> dict:
 GPT_MODEL = "course_gpt"
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def gpt_next_probs(device: str, prompt_ids: tuple, temperature: float):
     """(V,) next-token distribution of the causal decoder after prompt_ids."""
     from model import generate
@@ -239,7 +240,7 @@ def gpt_next_probs(device: str, prompt_ids: tuple, temperature: float):
     return generate.next_token_probs(model, list(prompt_ids), temperature)
 
 
-@st.cache_data(max_entries=32, show_spinner="Generating…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Generating…")
 def gpt_generate(device: str, prompt_ids: tuple, max_new: int, strategy: str, k: int, temperature: float,
                  seed: int, eos_id: int):
     """(Generation with weights (L, H, N, N), largest |cached − full recompute| of logits and weights)."""
@@ -250,7 +251,7 @@ def gpt_generate(device: str, prompt_ids: tuple, max_new: int, strategy: str, k:
     return run, float(abs(run.logits - logits).max()), float(abs(run.weights - weights).max())
 
 
-@st.cache_data(max_entries=32, show_spinner="Searching beams…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Searching beams…")
 def gpt_beam(device: str, prompt_ids: tuple, width: int, max_new: int, eos_id: int, length_penalty: float):
     """(BeamSearch tree, greedy ids, greedy Σ log p) for the same prompt and length."""
     from model import generate
@@ -260,7 +261,7 @@ def gpt_beam(device: str, prompt_ids: tuple, width: int, max_new: int, eos_id: i
     return tree, greedy, generate.sequence_logprob(model, greedy, len(prompt_ids))
 
 
-@st.cache_data(max_entries=32, show_spinner="Filling in…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Filling in…")
 def encoder_fill(name: str, device: str, text: str, mask_words: tuple, top_k: int):
     """FillMask of a shipped encoder: predictions at the masked words, weights (L, H, N, N)."""
     from model.fill_mask import fill_mask
@@ -268,7 +269,7 @@ def encoder_fill(name: str, device: str, text: str, mask_words: tuple, top_k: in
     return fill_mask(model, WordTokenizer.from_dict(meta["tokenizer"]), text, list(mask_words), top_k)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def objective_losses(device: str, words: tuple, masked: tuple, encoder: str | None):
     """Per-word loss terms (nats) on one sentence: the decoder's −log p(word | words before) for
     every word, and the encoder's −log p(word | rest, masked hidden) at the masked words (nan
@@ -293,7 +294,7 @@ def objective_losses(device: str, words: tuple, masked: tuple, encoder: str | No
 
 
 # ---- images (issue 8) ----
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def load_image_bytes(data: bytes):
     """LoadedImage (8-bit RGB + conversion notes) of uploaded bytes, shrunk to at most 1024 px a side (the
     models read 24 px; this bounds the cache at ~3 MB an entry); raises model.images.ImageError."""
@@ -303,7 +304,7 @@ def load_image_bytes(data: bytes):
     return loaded
 
 
-@st.cache_data(max_entries=64, show_spinner="Running the model…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model…")
 def run_image(name: str, x, device: str = "cpu"):
     """AttentionRun of a shipped image model on one normalised image x (C, S, S)."""
     from model.vit import run_image as run
@@ -312,7 +313,7 @@ def run_image(name: str, x, device: str = "cpu"):
 
 
 # ---- masks & sparse attention ----
-@st.cache_data(max_entries=32, show_spinner="Running the model under the mask and with full attention…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model under the mask and with full attention…")
 def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, causal: bool = False):
     """(AttentionRun under the pattern, AttentionRun with full attention, mask (N, N) bool) of a shipped text
     model; decoders keep the causal mask in both. params: sorted (name, value) pairs. ValueError if the pattern
@@ -331,7 +332,7 @@ def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, 
     return run_text(model, tok, text, add_cls_sep=encoder, mask=mask), full, mask
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def mask_coverage(pattern: str, n: int, params: tuple, causal: bool, max_layers: int):
     """(mask (n, n) bool, Connectivity, [share of pairs reached after k layers, k = 1..max_layers])."""
     from model import masks

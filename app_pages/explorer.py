@@ -147,7 +147,9 @@ lines_tab, stats_tab, rollout_tab, export_tab = st.tabs(["Head view", "Attends t
                                                          "Downloads"])
 with lines_tab:
     h1, h2, h3 = st.columns([2, 2, 1])
-    shown = h1.multiselect("Heads", range(H), default=list(range(H)), key="explorer_heads",
+    if "explorer_heads" not in st.session_state:          # a default only on first draw, never beside a set value
+        st.session_state.explorer_heads = list(range(H))
+    shown = h1.multiselect("Heads", range(H), key="explorer_heads",
                            format_func=lambda h: f"head {h}")
     start = max(0, min(picked - HEAD_VIEW_MAX // 2, N - HEAD_VIEW_MAX)) if N > HEAD_VIEW_MAX else 0
     if N > HEAD_VIEW_MAX:
