@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bench._timing import cpu_ms as _cpu_ms
 from model import analysis, checkpoints, head_stats
 from model.config import preset
 from model.inspect import capture_buffer, capture_stack, run_text
@@ -65,14 +66,6 @@ def page_figures(run, name: str, layer: int = 0, head: int = 0) -> list:
             stat_viz.plot_stat_map(stats["entropy"], name="entropy", labels=labels),
             grid.plot_zoom(analysis.rollout(w)[-1], q_labels=tokens, k_labels=tokens)]
 
-
-def _cpu_ms(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        times.append((time.process_time() - t0) * 1e3)
-    return statistics.median(times)
 
 
 def refresh(repeats: int) -> dict:

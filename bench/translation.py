@@ -1,23 +1,13 @@
 """Translation decoding figures on the shipped translator, one thread, CPU time: greedy with the key/value
 cache vs recomputing the prefix every step (beam search of width 1, the same output), beam width 4, and
 batched greedy over the held-out set. Interleaved so machine load hits every variant alike."""
-import statistics
-import time
 
 import torch
 
+from bench._timing import cpu_ms as _cpu_ms
 from model import translate
 from model import translation_corpus as corpus
 from model.recipes import translator
-
-
-def _cpu_ms(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        times.append((time.process_time() - t0) * 1e3)
-    return statistics.median(times)
 
 
 def run(quick: bool = False) -> dict:

@@ -76,3 +76,11 @@ def open_app_page(page, server_url: str, file: str, timeout: float = 120_000):
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
     page.wait_for_url(f"**/{file.removesuffix('.py')}", timeout=30_000)
     wait_for_app(page, timeout=timeout)
+
+
+def open_tab_with_chart(page, name: str):
+    """Click the tab `name` and wait until its panel has drawn a Plotly chart; returns the panel."""
+    page.get_by_role("tab", name=name).click()
+    panel = page.locator('[role="tabpanel"]:visible')
+    panel.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
+    return panel

@@ -5,7 +5,7 @@ import re
 from playwright.sync_api import expect
 
 from model import checkpoints
-from tests.browser.conftest import open_app_page, shot, wait_for_app
+from tests.browser.conftest import open_app_page, open_tab_with_chart, shot, wait_for_app
 
 
 def open_page(page, server_url):
@@ -13,11 +13,7 @@ def open_page(page, server_url):
     open_app_page(page, server_url, "generation.py")
 
 
-def open_tab(page, name):
-    page.get_by_role("tab", name=name).click()
-    panel = page.locator('[role="tabpanel"]:visible')
-    panel.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
-    return panel
+open_tab = open_tab_with_chart
 
 
 def test_generation_page_steps_through_and_draws_the_beam_tree(page, server_url):

@@ -3,18 +3,14 @@ lines, shows training beside inference, and keeps typed markup inert (the `page`
 console errors and off-loopback requests)."""
 from playwright.sync_api import expect
 
-from tests.browser.conftest import open_app_page, shot, wait_for_app
+from tests.browser.conftest import open_app_page, open_tab_with_chart, shot, wait_for_app
 
 
 def open_page(page, server_url):
     open_app_page(page, server_url, "translation.py")
 
 
-def open_tab(page, name):
-    page.get_by_role("tab", name=name).click()
-    panel = page.locator('[role="tabpanel"]:visible')
-    panel.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
-    return panel
+open_tab = open_tab_with_chart
 
 
 def test_translation_page_draws_cross_attention_alignment_and_training_vs_inference(page, server_url):
