@@ -15,3 +15,18 @@ def tiny_config():
 def tiny_model(tiny_config):
     torch.manual_seed(0)
     return Transformer(tiny_config).eval()
+
+
+def save_random_text_model(folder, name: str, text: str, seed: int = 0, **config):
+    """Save a random text Transformer (tokenizer built from `text`) as checkpoint `name` in `folder`;
+    config overrides ModelConfig's defaults. Returns (model, tokenizer)."""
+    from model import checkpoints
+    from model.tokenizer import WordTokenizer
+    tok = WordTokenizer.build([text])
+    torch.manual_seed(seed)
+    cfg = ModelConfig(vocab_size=len(tok), **config)
+    model = Transformer(cfg).eval()
+    checkpoints.save(name, model, {"arch": "model.transformer:Transformer", "config": cfg.to_dict(),
+                                   "tokenizer": tok.to_dict(), "modality": "text", "recipe": {}, "metrics": {}},
+                     assets=folder)
+    return model, tok

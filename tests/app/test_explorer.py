@@ -5,17 +5,15 @@ from unittest import mock
 
 import numpy as np
 import pytest
-import torch
 
 from app_pages import _shared
 from model import analysis, checkpoints, head_stats
-from model.config import ModelConfig
 from model.inspect import run_text
 from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_array as values
 from tests.app.conftest import plotly_chart as chart
+from tests.conftest import save_random_text_model
 
 PAGE = "explorer.py"
 SHIPPED = checkpoints.ASSETS
@@ -37,13 +35,8 @@ def zoom_matrix(at) -> np.ndarray:
 def tiny(tmp_path_factory):
     """(model, tokenizer) of a 2-layer, 4-head random encoder that the page finds as the only text model."""
     folder = tmp_path_factory.mktemp("assets")
-    tok = WordTokenizer.build([PARAGRAPH])
-    torch.manual_seed(5)
-    cfg = ModelConfig(vocab_size=len(tok), d_model=32, n_heads=4, n_layers=2, d_ff=64, max_len=48)
-    model = Transformer(cfg).eval()
-    checkpoints.save(TINY, model, {"arch": "model.transformer:Transformer", "config": cfg.to_dict(),
-                                   "tokenizer": tok.to_dict(), "modality": "text", "recipe": {}, "metrics": {}},
-                     assets=folder)
+    model, tok = save_random_text_model(folder, TINY, PARAGRAPH, seed=5, d_model=32, n_heads=4, n_layers=2,
+                                        d_ff=64, max_len=48)
     with mock.patch.object(checkpoints, "ASSETS", folder):
         _shared.explorer_run.clear()
         yield model, tok

@@ -5,13 +5,10 @@ from unittest import mock
 
 import numpy as np
 import pytest
-import torch
 
 from model import checkpoints, steps
-from model.config import ModelConfig
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
 from tests.app.conftest import open_page
+from tests.conftest import save_random_text_model
 
 PAGE = "step_by_step.py"
 TINY = "steps_tiny_test"          # a name no real checkpoint uses, so the process-wide caches cannot mix them up
@@ -36,32 +33,14 @@ def chart(at, title_start: str) -> dict:
     return next(f for f in charts(at) if f["layout"]["title"]["text"].startswith(title_start))
 
 
-def in_folder(fn, folder):
-    """fn(name?, assets?, **kw) with `assets` forced to folder (load() passes it on positionally)."""
-    def call(*args, **kw):
-        kw.pop("assets", None)
-        return fn(*args[:1], assets=folder, **kw)
-    return call
-
-
 @pytest.fixture(scope="module")
 def tiny_assets(tmp_path_factory):
     """A 2-layer, 4-head random encoder saved as a checkpoint; checkpoints.* read only that folder."""
     folder = tmp_path_factory.mktemp("assets")
-    tok = WordTokenizer.build([TEXT])
-    torch.manual_seed(3)
-    cfg = ModelConfig(vocab_size=len(tok), d_model=32, n_heads=4, n_layers=2, d_ff=64, max_len=64)
-    model = Transformer(cfg).eval()
-    checkpoints.save(TINY, model, {"arch": "model.transformer:Transformer", "config": cfg.to_dict(),
-                                   "tokenizer": tok.to_dict(), "modality": "text", "recipe": {}, "metrics": {}},
-                     assets=folder)
-    patches = [mock.patch.object(checkpoints, fn, in_folder(getattr(checkpoints, fn), folder))
-               for fn in ("shipped", "read_meta", "load")]
-    for p in patches:
-        p.start()
-    yield model, tok
-    for p in patches:
-        p.stop()
+    model, tok = save_random_text_model(folder, TINY, TEXT, seed=3, d_model=32, n_heads=4, n_layers=2, d_ff=64,
+                                        max_len=64)
+    with mock.patch.object(checkpoints, "ASSETS", folder):      # every checkpoints.* call reads ASSETS
+        yield model, tok
 
 
 def test_lecture_example_and_exercise_numbers_are_on_the_page():

@@ -3,14 +3,11 @@ one head (and the rollout) go at full resolution. Measured on the page's protobu
 from unittest import mock
 
 import pytest
-import torch
 
 from app_pages import _shared
 from model import checkpoints
-from model.config import ModelConfig
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
 from tests.app.conftest import open_page
+from tests.conftest import save_random_text_model
 
 NAME = "explorer_payload_test"
 TEXT = "The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food. "
@@ -29,13 +26,9 @@ def elements(node):
 @pytest.fixture(scope="module")
 def long_model(tmp_path_factory):
     folder = tmp_path_factory.mktemp("assets")
-    tok = WordTokenizer.build([TEXT])
-    torch.manual_seed(0)
-    cfg = ModelConfig(vocab_size=len(tok), d_model=64, n_heads=8, n_layers=6, d_ff=64, max_len=512)
-    checkpoints.save(NAME, Transformer(cfg).eval(), {"arch": "model.transformer:Transformer", "config": cfg.to_dict(),
-                                                     "tokenizer": tok.to_dict(), "modality": "text"}, assets=folder)
+    model, _ = save_random_text_model(folder, NAME, TEXT, d_model=64, n_heads=8, n_layers=6, d_ff=64, max_len=512)
     with mock.patch.object(checkpoints, "ASSETS", folder):
-        yield cfg
+        yield model.config
     _shared.explorer_run.clear()
 
 
