@@ -60,11 +60,15 @@ def flex_fn(n: int, width: int, n_global: int = 0, device="cpu", compile: bool =
 
 
 # ---- measuring ------------------------------------------------------------------------------------
-def _release_freed_memory(threshold: int = 1 << 16):
+def _release_freed_memory(threshold: int = 1 << 16, keep: int | None = None):
     """glibc: serve new blocks over `threshold` bytes with mmap and return them on free, so RSS peaks are honest
-    (memory freed into the heap before this call can still be reused: measure in a fresh process)."""
+    (memory freed into the heap before this call can still be reused: measure in a fresh process). With `keep`,
+    up to that many freed bytes stay mapped at the heap top, so timed loops do not fault fresh pages each call."""
     try:
-        ctypes.CDLL("libc.so.6").mallopt(-3, threshold)          # M_MMAP_THRESHOLD
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, threshold)                              # M_MMAP_THRESHOLD
+        if keep is not None:
+            libc.mallopt(-1, keep)                               # M_TRIM_THRESHOLD
     except (OSError, AttributeError):
         pass
 

@@ -1,6 +1,8 @@
 """Blocked sliding-window attention that never materialises N × N (Longformer's pattern, Beltagy et al.
 2020): query blocks against a strided view of their key windows, processed in cache-sized chunks,
-edge blocks masked. Forward and backward are plain autograd, so models train with it.
+edge blocks masked. The windows are views of the inputs themselves (a dilated window's interleaved
+subsequences too), so only the chunks at either end are copied. Forward and backward are plain autograd,
+so models train with it; without autograd, scores and outputs are written into preallocated buffers.
 
 Semantics (exactly those of `model.masks`): query i attends key j iff j = i + dilation·t, |t| <= width,
 0 <= j < N; with n_global = g > 0, tokens 0..g-1 are global (every query also attends them, and they
@@ -45,48 +47,72 @@ def _build_local_masks(N: int, nb: int, blk: int, w: int, n_global: int, device:
     return band, tuple(edges)
 
 
-def _core(q, k, v, w: int, blk: int, n_global: int, scale: float, chunk_elems: int):
-    """q, k, v: (BH, N, D) -> (BH, N, D), dilation 1."""
-    BH, N, d = q.shape
+def _windows(t, c0: int, c1: int, blk: int, w: int):
+    """Key windows of blocks c0..c1-1 of a flat (M, D) array, rows possibly strided: (c, D, S = blk + 2w),
+    block j seeing rows j·blk - w .. j·blk + blk + w - 1. A strided view (unfold) of t itself; only a chunk
+    that runs past either end of t is copied, with zero rows there (those keys are masked)."""
+    lo, hi, M = c0 * blk - w, c1 * blk + w, t.shape[0]
+    part = t[lo:hi] if lo >= 0 and hi <= M else F.pad(t[max(lo, 0):min(hi, M)], (0, 0, max(0, -lo), max(0, hi - M)))
+    return part.unfold(0, blk + 2 * w, blk)
+
+
+def _core(q, k, v, out, N: int, w: int, blk: int, g: int, scale: float, chunk_elems: int):
+    """Window attention over flat (M, D) arrays that hold M / Np sequences end to end, each N rows padded to
+    Np = whole blocks (rows may be strided: a dilated split is a view). Writes `out` (M, D) in place, or
+    returns the result when `out` is None (the autograd path). Keys that spill into a neighbouring sequence
+    are exactly the masked edge keys, so nothing is copied but the chunk at either end."""
+    M, d = q.shape
     nb = -(-N // blk)
-    Np, S = nb * blk, blk + 2 * w
-    qs, kq, vq = q * scale, k, v
-    if Np > N:                                                        # pad each sequence to whole blocks
-        qs, kq, vq = (F.pad(t, (0, 0, 0, Np - N)) for t in (qs, kq, vq))
-    qb = qs.reshape(1, BH * nb, blk, d)
-    # All BH sequences end to end, padded by w at both ends: every key window is a strided view (unfold)
-    # with one batch dim. Keys that spill into a neighbouring sequence are exactly the masked edge keys.
-    kp = F.pad(kq.reshape(1, BH * Np, d), (0, 0, w, w))                # (1, BH·Np + 2w, D)
-    vp = F.pad(vq.reshape(1, BH * Np, d), (0, 0, w, w))
-    kw = kp.unfold(1, S, blk)                                         # (1, BH·nb, D, S) view
-    vw = vp.unfold(1, S, blk).transpose(-1, -2)                       # (1, BH·nb, S, D) view
-    band, edges = _local_masks(N, nb, blk, w, n_global, str(q.device))
-    g = n_global
-    kg, vg = k[:, :g], v[:, :g]                                       # (BH, g, D) global keys and values
-    cb = max(1, chunk_elems // (blk * (S + g))) if chunk_elems else BH * nb
+    n_blocks, S = M // blk, blk + 2 * w
+    band, edges = _local_masks(N, nb, blk, w, g, str(q.device))
     edge_of = dict(edges)
+    cb = max(1, chunk_elems // (blk * (S + g))) if chunk_elems else n_blocks
+    cb = -(-n_blocks // -(-n_blocks // cb))                           # equal chunks: no small last one
+    if g:
+        kg, vg = k.view(-1, nb * blk, d)[:, :g], v.view(-1, nb * blk, d)[:, :g]   # (sequences, g, D)
+    scores = None if out is None else q.new_empty(min(cb, n_blocks), blk, S + g)
     outs = []
-    for c0 in range(0, BH * nb, cb):                                  # chunks small enough to stay in cache
-        c1 = min(c0 + cb, BH * nb)
-        s = torch.matmul(qb[:, c0:c1], kw[:, c0:c1])                   # (1, c, blk, S) window scores
-        s.masked_fill_(band, float("-inf"))
+    for c0 in range(0, n_blocks, cb):                                 # chunks small enough to stay in cache
+        c1 = min(c0 + cb, n_blocks)
+        qc = q[c0 * blk:c1 * blk].view(c1 - c0, blk, d)
+        kw, vw = _windows(k, c0, c1, blk, w), _windows(v, c0, c1, blk, w).transpose(-1, -2)
+        if g:
+            seq = torch.arange(c0, c1, device=q.device) // nb         # which sequence each block belongs to
+            kgc, vgc = kg[seq].transpose(-1, -2), vg[seq]             # (c, D, g), (c, g, D)
+        if out is None:
+            s = torch.matmul(qc * scale, kw)                          # (c, blk, S) window scores
+            if g:
+                s = torch.cat([s, torch.matmul(qc * scale, kgc)], dim=-1)  # + (c, blk, g) global-key scores
+        else:                                                         # in place; the scale rides on the GEMM
+            s = scores[:c1 - c0]
+            torch.baddbmm(s[..., :S], qc, kw, beta=0, alpha=scale, out=s[..., :S])
+            if g:
+                torch.baddbmm(s[..., S:], qc, kgc, beta=0, alpha=scale, out=s[..., S:])
+        s[..., :S].masked_fill_(band, float("-inf"))
         for j in range(c0, c1):                                        # boundary blocks only (few)
             m = edge_of.get(j % nb)
             if m is not None:
-                s[0, j - c0].masked_fill_(m, float("-inf"))
-        if not g:
-            outs.append(torch.matmul(torch.softmax(s, dim=-1), vw[:, c0:c1]))
-            continue
-        seq = torch.arange(c0, c1, device=q.device) // nb             # which sequence each block belongs to
-        sg = torch.matmul(qb[0, c0:c1], kg[seq].transpose(-1, -2))      # (c, blk, g) global-key scores
-        p = torch.softmax(torch.cat([s[0], sg], dim=-1), dim=-1)      # one softmax over window + global keys
-        outs.append((torch.matmul(p[..., :S], vw[0, c0:c1]) + torch.matmul(p[..., S:], vg[seq])).unsqueeze(0))
-    out = outs[0] if len(outs) == 1 else torch.cat(outs, dim=1)       # (1, BH·nb, blk, D)
-    out = out.reshape(BH, Np, d)[:, :N]
+                s[j - c0, :, :S].masked_fill_(m, float("-inf"))
+        p = torch.softmax(s, dim=-1)                                  # one softmax over window + global keys
+        if out is None:
+            o = torch.matmul(p[..., :S], vw)
+            outs.append(o + torch.matmul(p[..., S:], vgc) if g else o)
+        else:
+            oc = out[c0 * blk:c1 * blk].view(c1 - c0, blk, d)
+            torch.matmul(p[..., :S], vw, out=oc)
+            if g:
+                oc.baddbmm_(p[..., S:], vgc)
+    if out is None:
+        out = (outs[0] if len(outs) == 1 else torch.cat(outs)).view(M, d)
     if not g:
         return out
-    og = torch.softmax(torch.matmul(q[:, :g] * scale, k.transpose(-1, -2)), dim=-1) @ v   # global rows: dense
-    return torch.cat([og, out[:, g:]], dim=1)
+    qs, ks, vs = (t.view(-1, nb * blk, d) for t in (q, k, v))        # global rows: dense
+    og = torch.softmax(torch.matmul(qs[:, :g] * scale, ks[:, :N].transpose(-1, -2)), dim=-1) @ vs[:, :N]
+    out = out.view(-1, nb * blk, d)
+    if torch.is_grad_enabled() and og.requires_grad:
+        return torch.cat([og, out[:, g:]], dim=1).view(M, d)
+    out[:, :g] = og
+    return out.view(M, d)
 
 
 def sliding_window_attention(q, k, v, width: int = 128, block: int = 64, dilation: int = 1, n_global: int = 0,
@@ -107,19 +133,21 @@ def sliding_window_attention(q, k, v, width: int = 128, block: int = 64, dilatio
     if n_global > N:
         raise ValueError(f"n_global={n_global} exceeds N={N}")
     scale = 1.0 / math.sqrt(d) if scale is None else scale
-    q, k, v = (t.reshape(-1, N, d) for t in (q, k, v))
-    if dilation == 1:
-        out = _core(q, k, v, width, block, n_global, scale, chunk_elems)
-    else:
-        # a dilated window is an ordinary window on each of the `dilation` interleaved subsequences
-        BH, D = q.shape[0], dilation
-
-        def split(t):
-            return t.reshape(BH, N // D, D, d).transpose(1, 2).reshape(BH * D, N // D, d)
-
-        out = _core(split(q), split(k), split(v), width, block, 0, scale, chunk_elems)
-        out = out.reshape(BH, D, N // D, d).transpose(1, 2).reshape(BH, N, d)
-    return out.reshape(*lead, N, d)
+    # A dilated window is an ordinary window on each of the `dilation` interleaved subsequences: view
+    # (B, N, d) as (B, n, D, d); residue r is then one flat array of B sequences, rows strided by D·d.
+    D, n = dilation, N // dilation
+    q, k, v = (t.reshape(-1, n, D, d) for t in (q, k, v))
+    B, Np = q.shape[0], -(-n // block) * block
+    if Np > n:                                                        # whole blocks per sequence: pad a copy
+        q, k, v = (F.pad(t, (0, 0, 0, 0, 0, Np - n)) for t in (q, k, v))
+    grad = torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v))
+    out = None if grad else q.new_empty(D, B * Np, d)                 # residue by residue, written in place
+    outs = [_core(q[:, :, r].reshape(-1, d), k[:, :, r].reshape(-1, d), v[:, :, r].reshape(-1, d),
+                  None if grad else out[r], n, width, block, n_global, scale, chunk_elems) for r in range(D)]
+    if grad:
+        out = torch.stack(outs)
+    # back to position order i·D + r: a view when D = 1, one copy otherwise
+    return out.view(D, B, Np, d).permute(1, 2, 0, 3)[:, :n].reshape(*lead, N, d)
 
 
 class SlidingWindow:

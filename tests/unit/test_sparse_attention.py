@@ -42,14 +42,15 @@ def test_sliding_window_object_states_its_mask():
     assert np.array_equal(SlidingWindow(2, dilation=3).mask(21), masks.dilated_window(21, 2, 3))
 
 
-@pytest.mark.parametrize("g", [0, 4])
-def test_kernel_gradients_equal_dense_masked_gradients(g):
-    torch.manual_seed(g)
+@pytest.mark.parametrize("g,dil", [(0, 1), (4, 1), (0, 2)])
+def test_kernel_gradients_equal_dense_masked_gradients(g, dil):
+    torch.manual_seed(g + dil)
     n, w = 200, 12
     q, k, v = (torch.randn(1, 2, n, 8, dtype=torch.float64, requires_grad=True) for _ in range(3))
+    allowed = masks.extra_global_tokens(n, g, w) if g else masks.dilated_window(n, w, dil)
     grads = []
-    for fn in (lambda: sliding_window_attention(q, k, v, w, 32, n_global=g, chunk_elems=32 * 56 * 2),
-               lambda: dense_reference(q, k, v, masks.extra_global_tokens(n, g, w))):
+    for fn in (lambda: sliding_window_attention(q, k, v, w, 32, dil, g, chunk_elems=32 * 56 * 2),
+               lambda: dense_reference(q, k, v, allowed)):
         fn().square().sum().backward()
         grads.append([t.grad.clone() for t in (q, k, v)])
         for t in (q, k, v):
