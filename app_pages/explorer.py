@@ -155,8 +155,10 @@ with lines_tab:
     if N > HEAD_VIEW_MAX:
         start = h2.slider("First token shown", 0, N - HEAD_VIEW_MAX, start, key=f"explorer_start_{picked}",
                           help=f"The head view draws {HEAD_VIEW_MAX} tokens at a time.")
-    min_w = h3.number_input("Hide lines below", 0.0, 0.5, 0.02, 0.01, key="explorer_min_w")
-    focus = st.toggle("Only the picked token's lines", value=True, key="explorer_focus",
+    st.session_state.setdefault("explorer_min_w", 0.02)    # restored picks come back through session state
+    min_w = h3.number_input("Hide lines below", 0.0, 0.5, step=0.01, key="explorer_min_w")
+    st.session_state.setdefault("explorer_focus", True)
+    focus = st.toggle("Only the picked token's lines", key="explorer_focus",
                       help="Left: what the picked token attends to. Right: which tokens attend to it.")
     st.plotly_chart(head_view.plot_head_view(weights[layer], tokens, heads=shown, picked=picked if focus else None,
                                              start=start, stop=start + HEAD_VIEW_MAX, min_weight=min_w),
@@ -186,12 +188,15 @@ with rollout_tab:
 with export_tab:
     stem = f"{name}_L{layer}H{head}"
     d1, d2, d3 = st.columns(3)
-    d1.download_button("Grid (PNG)", grid_img.png, f"{name}_all_heads.png", "image/png", on_click="ignore")
-    d1.download_button("Zoomed head (PNG)", export.heatmap_png(zoom, log=log), f"{stem}.png", "image/png",
+    # every file is made on click (a callable): nothing is rendered or held in memory for a button not pressed
+    png = grid_img.png
+    d1.download_button("Grid (PNG)", lambda: png, f"{name}_all_heads.png", "image/png", on_click="ignore")
+    d1.download_button("Zoomed head (PNG)", lambda: export.heatmap_png(zoom, log=log), f"{stem}.png", "image/png",
                        on_click="ignore")
     if max(zoom.shape) <= export.SVG_MAX_TOKENS:
-        d2.download_button("Zoomed head (SVG)", export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels,
-                                                                   title=f"{name} layer {layer} head {head}", log=log),
+        title = f"{name} layer {layer} head {head}"
+        d2.download_button("Zoomed head (SVG)", lambda: export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels,
+                                                                           title=title, log=log),
                            f"{stem}.svg", "image/svg+xml", on_click="ignore")
     else:
         d2.caption(f"SVG export is offered up to {export.SVG_MAX_TOKENS} tokens; use the PNG.")

@@ -48,10 +48,10 @@ def to_csv(matrix: np.ndarray, rows=None) -> str:
 def downloads(arrays: dict, prefix: str, tokens=None, key: str = ""):
     """A JSON of every array and a CSV of one picked array, all exact."""
     left, mid, right = st.columns([1, 1, 1])
-    left.download_button("All steps (JSON)", to_json(arrays), f"{prefix}.json", "application/json",
-                         key=f"{key}_json", on_click="ignore")
+    left.download_button("All steps (JSON)", lambda: to_json(arrays), f"{prefix}.json", "application/json",
+                         key=f"{key}_json", on_click="ignore")                 # files are made on click
     pick = mid.selectbox("Matrix as CSV", list(arrays), key=f"{key}_csv_pick", label_visibility="collapsed")
-    right.download_button(f"{pick} (CSV)", to_csv(np.asarray(arrays[pick]), tokens), f"{prefix}_{pick}.csv",
+    right.download_button(f"{pick} (CSV)", lambda: to_csv(np.asarray(arrays[pick]), tokens), f"{prefix}_{pick}.csv",
                           "text/csv", key=f"{key}_csv", on_click="ignore")
 
 

@@ -2,6 +2,7 @@
 all-heads image and the zoomed head; hovering the zoom shows a weight that equals the model's own;
 clicking a map in the grid zooms that head. Screenshots: screenshots/explorer_*.png."""
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -101,4 +102,20 @@ def test_emptying_the_text_keeps_the_picked_layer_and_head_in_widgets_and_zoom(p
     expect(page.get_by_role("combobox", name="Layer", exact=True)).to_have_value("2")
     expect(page.get_by_role("combobox", name="Head", exact=True)).to_have_value("3")
     shot(page, "explorer_text_emptied_and_back")
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_downloads_are_made_on_click_and_hold_the_runs_data(page, server_url):
+    """The files are callables (nothing rendered until pressed): pressing one must still deliver the file."""
+    open_explorer(page, server_url)
+    page.get_by_role("tab", name="Downloads").click()
+    files = {}
+    for label in ("Grid (PNG)", "Zoomed head (SVG)", "All weights (CSV)"):
+        with page.expect_download(timeout=60_000) as info:
+            page.get_by_role("button", name=label).click()
+        files[label] = Path(info.value.path()).read_bytes()
+    assert files["Grid (PNG)"].startswith(b"\x89PNG\r\n\x1a\n")
+    assert b"<svg" in files["Zoomed head (SVG)"]
+    header = files["All weights (CSV)"].decode().splitlines()[0]
+    assert "layer" in header and "head" in header, header
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -1,0 +1,31 @@
+"""A session that reruns a page with new text does not keep the widgets of earlier runs: charts with
+`on_select` get a new id per figure, and Streamlit 1.67 would keep each one's metadata, callback and,
+through it, that run's whole page namespace (app_pages/_widget_memory.py)."""
+import gc
+
+from tests.app.conftest import open_page
+
+TEXTS = ["the cat sat on the mat .", "the chef cooked the meal because it was late .",
+         "a student read the book and it was long .", "the dog chased the ball .",
+         "the teacher asked the class a question ."]
+
+
+def _metadata(at) -> dict:
+    return at._session_state._state._new_widget_state.widget_metadata
+
+
+def _page_namespaces_alive() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o) is dict and "grid_fig" in o and "__file__" in o)
+
+
+def test_explorer_reruns_keep_one_run_of_widgets():
+    at = open_page("explorer.py")
+    box = next(w for w in at.text_area if w.key == "explorer_text")
+    box.set_value(TEXTS[0]).run()
+    after_one = len(_metadata(at))
+    for text in TEXTS[1:]:
+        next(w for w in at.text_area if w.key == "explorer_text").set_value(text).run()
+        assert not at.exception
+    assert len(_metadata(at)) <= after_one
+    assert _page_namespaces_alive() <= 2          # this run's, and at most the one before it
