@@ -6,10 +6,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import streamlit as st  # noqa: E402
 
-from app_pages import _pages, _shared  # noqa: E402
-from app_pages._widget_memory import forget_stale_widgets  # noqa: E402
+from app_pages import _memory, _pages, _shared  # noqa: E402
 
-forget_stale_widgets()
+_memory.bound_heap_fragmentation()
+_memory.forget_stale_widgets()
+_memory.release_freed_heap()
 st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png", layout="wide")
 
 pages = [st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "home.py"),

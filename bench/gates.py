@@ -41,23 +41,33 @@ def _box(at, key):
     return next(w for w in list(at.text_area) + list(at.text_input) if w.key == key)
 
 
+def _settled_rss_mb() -> float:
+    """RSS once garbage is collected and freed heap handed back (what the app does at the start of every run):
+    memory kept, not garbage of the last run."""
+    from app_pages import _memory
+    gc.collect()
+    _memory.release_freed_heap()
+    return rss_mb()
+
+
 def soak(reruns: int = 500, warmup: int = 12, seed: int = 0) -> dict:
     """Rerun pages `reruns` times with varied text (after `warmup` reruns that load every model) and
-    return the RSS growth in MB and the number of reruns that raised."""
+    return the RSS growth in MB and the number of reruns that raised. The cache budget of
+    .streamlit/config.toml applies, as in the server (which sets it at start-up)."""
+    from streamlit.runtime.caching.global_cache_budget import reconfigure_global_cache_budget_from_config
+    reconfigure_global_cache_budget_from_config()
     sessions = {page: _open(page) for page, _ in BOXES}
     texts = varied_texts(reruns + warmup, seed)
     exceptions = 0
     start = None
     for i, text in enumerate(texts):
         if i == warmup:
-            gc.collect()
-            start = rss_mb()
+            start = _settled_rss_mb()
         page, key = BOXES[i % len(BOXES)]
         at = sessions[page]
         _box(at, key).set_value(text).run()
         exceptions += bool(at.exception)
-    gc.collect()
-    return {"rss_growth_mb": rss_mb() - start, "reruns": reruns, "rerun_exceptions": exceptions}
+    return {"rss_growth_mb": _settled_rss_mb() - start, "reruns": reruns, "rerun_exceptions": exceptions}
 
 
 def sessions_at_once(n: int = 20) -> dict:
