@@ -1,8 +1,13 @@
 """In a real browser: the step-by-step page draws the lecture's matrices with their printed numbers, the
 √d_k curves react to the toggle, and the live tabs draw the shipped model's head (or say none is shipped)."""
+import json
+from pathlib import Path
+
+import numpy as np
 from playwright.sync_api import expect
 
 from model import checkpoints
+from model.reference import worked_example
 from tests.browser.conftest import open_app_page, shot, wait_for_app
 
 HEATMAP = '[data-testid="stPlotlyChart"] .heatmaplayer'
@@ -45,6 +50,10 @@ def test_step_by_step_lecture_scaling_and_live_tabs(page, server_url):
         expect(panel.locator("text.textpoint, g.textpoint text, text").filter(has_text=printed).first).to_be_attached()
     expect(panel.get_by_text("0.7311").first).to_be_visible()
     shot(page, "step_by_step_lecture")
+    with page.expect_download(timeout=60_000) as info:                # the file is made on click
+        panel.get_by_role("button", name="All steps (JSON)").click()
+    steps = json.loads(Path(info.value.path()).read_text())
+    assert np.allclose(steps["weights"], worked_example()["weights"], rtol=0, atol=1e-12)
 
     open_tab(page, "Why √d_k")
     panel = page.get_by_role("tabpanel", name="Why √d_k")
