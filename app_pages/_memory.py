@@ -10,6 +10,7 @@ values and callbacks have already fired, it drops metadata whose widget has no v
 Freed heap: every run is a new thread, and glibc gives threads their own heaps (arenas); memory freed there
 stays mapped (fragmented between live blocks) unless trimmed. `malloc_trim` hands it back (a few ms)."""
 import ctypes
+import functools
 
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.state.common import TESTING_KEY
@@ -59,6 +60,7 @@ def release_freed_heap() -> bool:
     return True
 
 
+@functools.cache                                     # a process-wide setting: once is enough
 def bound_heap_fragmentation(mmap_threshold: int = 256 << 10, arenas: int = 2) -> bool:
     """glibc: blocks over `mmap_threshold` bytes (figure JSON, weight arrays, PNGs) get their own mapping and
     go back to the system when freed, instead of leaving holes in a heap; at most `arenas` heaps are shared
