@@ -96,6 +96,9 @@ _clamp_state("explorer_layer", L)
 _clamp_state("explorer_head", H)
 pronoun = next((i for i, t in enumerate(tokens) if t in head_stats.PRONOUNS), 0)
 _clamp_state("explorer_token", N, pronoun)
+if st.session_state.get("explorer_token_tokens") != tokens:   # new text: the old index names another word
+    st.session_state["explorer_token_tokens"] = tokens
+    st.session_state["explorer_token"] = pronoun
 if any(not isinstance(h, int) or h >= H for h in st.session_state.get("explorer_heads", [])):
     del st.session_state["explorer_heads"]
 c1, c2, c3, c4, c5 = st.columns([1, 1, 1.7, 1.1, 1.6])      # wide enough for the toggles' labels at 1280 px

@@ -158,3 +158,15 @@ def test_stale_labels_handed_back_by_the_browser_are_dropped_not_compared(tiny):
     assert not at.exception, [e.message for e in at.exception]
     assert at.multiselect(key="explorer_heads").value == [0, 1, 2, 3]
     assert at.selectbox(key="explorer_layer").value == 0
+
+
+def test_new_text_picks_its_own_pronoun_and_a_click_picked_token_stays_while_the_text_does(tiny, page):
+    """The old index would name another word of the new text (the browser even kept its old label)."""
+    page.selectbox(key="explorer_token").set_value(3).run()
+    page.selectbox(key="explorer_layer").set_value(1).run()
+    assert page.selectbox(key="explorer_token").value == 3           # same text: the pick is kept
+    page.text_area(key="explorer_text").set_value("the chef cooked the meal because it was late .").run()
+    assert not page.exception
+    tokens = chart(page, "explorer_zoom")["data"][0]["y"]
+    picked = page.selectbox(key="explorer_token").value
+    assert "it" in tokens[picked] and picked == 7, (picked, tokens)
