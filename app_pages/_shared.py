@@ -8,9 +8,9 @@ import streamlit as st
 import torch
 
 from model import checkpoints
-from model import device as devices
 from model.checkpoints import CheckpointError
-from model.tokenizer import WordTokenizer
+from model.data.word_tokenizer import WordTokenizer
+from model.engine import device as devices
 
 MAX_TEXT_CHARS = 20_000          # typed text beyond this is cut with a notice
 RUNS_KEPT = 8                    # results kept per cached function: a rerun is fast, memory stays flat
@@ -47,7 +47,7 @@ def shipped_meta() -> dict[str, dict]:
 def broken_models() -> dict[str, str]:
     """name -> why, for shipped models (those with a training recipe) that cannot be read: a missing
     weights or config file, or a config that is not valid. Loading reports truncated weights."""
-    from model import recipes
+    from model.training import recipes
     out = {}
     for name in recipes.names():
         weights, config = (checkpoints.ASSETS / f"{name}{ext}" for ext in (".safetensors", ".json"))
@@ -119,8 +119,8 @@ def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 # ---- positional encodings ----
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the encoder with positions off and on…")
 def order_experiment(name: str, text_a: str, text_b: str, device: str = "cpu"):
-    """model.order.OrderExperiment for a shipped encoder (ValueError on a bad pair is not cached)."""
-    from model.order import order_experiment as experiment
+    """model.analysis.order.OrderExperiment for a shipped encoder (ValueError on a bad pair is not cached)."""
+    from model.analysis.order import order_experiment as experiment
     model, _ = load_model(name, device)
     return experiment(model, load_tokenizer(name), text_a, text_b)
 
@@ -128,7 +128,7 @@ def order_experiment(name: str, text_a: str, text_b: str, device: str = "cpu"):
 @st.cache_data(max_entries=8, show_spinner="Reading the learned position table…")
 def learned_position_table(name: str):
     """The learned (rows, C) float32 position table of a shipped model, or None."""
-    from model.positional import learned_table
+    from model.engine.positions import learned_table
     model, _ = load_model(name, "cpu")
     return learned_table(model)
 
@@ -145,7 +145,7 @@ def learned_position_models() -> dict[str, dict]:
 def step_layer_inputs(name: str, device: str, text: str, max_tokens: int):
     """(ids (T,), tokens, notices, hidden (L + 1, T, C) float64): the vectors entering every layer of a
     shipped text model for the step-by-step page."""
-    from model import steps
+    from model.analysis import steps
     model, _ = load_model(name, device)
     ids, tokens, notices = steps.encode_text(model, load_tokenizer(name), text, max_tokens)
     return ids, tokens, notices, steps.layer_inputs(model, ids)
@@ -153,8 +153,8 @@ def step_layer_inputs(name: str, device: str, text: str, max_tokens: int):
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def softmax_saturation(d_ks: tuple[int, ...], n_keys: int, seed: int) -> dict:
-    """model.steps.saturation for the √d_k section (mean over 256 random queries)."""
-    from model import steps
+    """model.analysis.steps.saturation for the √d_k section (mean over 256 random queries)."""
+    from model.analysis import steps
     return steps.saturation(d_ks, n_keys, 256, seed)
 
 
@@ -163,7 +163,7 @@ def softmax_saturation(d_ks: tuple[int, ...], n_keys: int, seed: int) -> dict:
 def explorer_run(name: str, device: str, text: str):
     """AttentionRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices) of a shipped
     text model on typed text; encoders get [CLS] … [SEP], decoders a leading [BOS] (as trained)."""
-    from model.inspect import run_text
+    from model.tasks.attention_run import run_text
     model, _ = load_model(name, device)
     kind = model.config.kind
     return run_text(model, load_tokenizer(name), text, add_cls_sep=kind == "encoder", bos=kind == "decoder")
@@ -182,10 +182,10 @@ def translator_tokenizers():
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Translating with attention captured…")
 def translation_run(device: str, text: str, method: str, width: int, target: tuple[int, ...] | None = None):
-    """model.translate.run on the shipped translator: AttentionRun with src_tokens, enc_weights
+    """model.tasks.translation.run on the shipped translator: AttentionRun with src_tokens, enc_weights
     (L, H, S, S), weights (L, H, T, T) decoder self-attention, cross_weights (L, H, T, S); `target`
     ids force the decoder (teacher forcing) instead of decoding. Raises SourceError on bad input."""
-    from model import translate
+    from model.tasks import translation as translate
     model, _ = load_model(TRANSLATOR, device)
     src_tok, tgt_tok = translator_tokenizers()
     return translate.run(model, src_tok, tgt_tok, text, list(target) if target is not None else None, method, width)
@@ -193,8 +193,8 @@ def translation_run(device: str, text: str, method: str, width: int, target: tup
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def translation_steps(device: str, text: str):
-    """model.translate.greedy: what one-token-at-a-time decoding saw (cross rows (steps, L, H, S))."""
-    from model import translate
+    """model.tasks.translation.greedy: what one-token-at-a-time decoding saw (cross rows (steps, L, H, S))."""
+    from model.tasks import translation as translate
     model, _ = load_model(TRANSLATOR, device)
     src_tok, _ = translator_tokenizers()
     return translate.greedy(model, translate.source_ids(src_tok, text))
@@ -207,7 +207,7 @@ COREF_MODEL = "coref_encoder"
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def coref_run(device: str, text: str):
     """AttentionRun of the coreference encoder on text (with [CLS]/[SEP]; weights (L, H, N, N))."""
-    from model.inspect import run_text
+    from model.tasks.attention_run import run_text
     model, meta = load_model(COREF_MODEL, device)
     return run_text(model, WordTokenizer.from_dict(meta["tokenizer"]), text, add_cls_sep=True)
 
@@ -217,9 +217,9 @@ def coref_head_accuracy(device: str) -> dict:
     """{"accuracy": (L, H) argmax accuracy of every head on the held-out sets of `python -m model.evaluate`
     (sentences with held-out pairs and frames, and held-out passages), "n_refs": how many pronouns,
     baseline_first_noun / baseline_nearest_noun on the sentences}."""
-    from model import corpus
-    from model.coref import baselines, head_accuracy
-    from model.recipes.coref_encoder import RECIPE
+    from model.data import course_world as corpus
+    from model.tasks.coreference import baselines, head_accuracy
+    from model.training.recipes.coref_encoder import RECIPE
     model, meta = load_model(COREF_MODEL, device)
     n = RECIPE["eval_pairs"]
     sentences = corpus.eval_samples("heldout_pairs", n) + corpus.eval_samples("heldout_frames", n)
@@ -235,7 +235,7 @@ GPT_MODEL = "course_gpt"
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def gpt_next_probs(device: str, prompt_ids: tuple, temperature: float):
     """(V,) next-token distribution of the causal decoder after prompt_ids."""
-    from model import generate
+    from model.tasks import generation as generate
     model, _ = load_model(GPT_MODEL, device)
     return generate.next_token_probs(model, list(prompt_ids), temperature)
 
@@ -244,7 +244,7 @@ def gpt_next_probs(device: str, prompt_ids: tuple, temperature: float):
 def gpt_generate(device: str, prompt_ids: tuple, max_new: int, strategy: str, k: int, temperature: float,
                  seed: int, eos_id: int):
     """(Generation with weights (L, H, N, N), largest |cached − full recompute| of logits and weights)."""
-    from model import generate
+    from model.tasks import generation as generate
     model, _ = load_model(GPT_MODEL, device)
     run = generate.generate(model, list(prompt_ids), max_new, strategy, k, temperature, seed, eos_id)
     logits, weights = generate.full_recompute(model, run.ids)
@@ -254,7 +254,7 @@ def gpt_generate(device: str, prompt_ids: tuple, max_new: int, strategy: str, k:
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Searching beams…")
 def gpt_beam(device: str, prompt_ids: tuple, width: int, max_new: int, eos_id: int, length_penalty: float):
     """(BeamSearch tree, greedy ids, greedy Σ log p) for the same prompt and length."""
-    from model import generate
+    from model.tasks import generation as generate
     model, _ = load_model(GPT_MODEL, device)
     tree = generate.beam_search(model, list(prompt_ids), width, max_new, eos_id, length_penalty)
     greedy = generate.generate(model, list(prompt_ids), max_new, eos_id=eos_id).ids
@@ -264,7 +264,7 @@ def gpt_beam(device: str, prompt_ids: tuple, width: int, max_new: int, eos_id: i
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Filling in…")
 def encoder_fill(name: str, device: str, text: str, mask_words: tuple, top_k: int):
     """FillMask of a shipped encoder: predictions at the masked words, weights (L, H, N, N)."""
-    from model.fill_mask import fill_mask
+    from model.tasks.fill_mask import fill_mask
     model, meta = load_model(name, device)
     return fill_mask(model, WordTokenizer.from_dict(meta["tokenizer"]), text, list(mask_words), top_k)
 
@@ -276,9 +276,9 @@ def objective_losses(device: str, words: tuple, masked: tuple, encoder: str | No
     elsewhere, or everywhere when no encoder is shipped); plus the decoder's weights (L, H, N, N)."""
     import numpy as np
 
-    from model.generate import full_recompute
-    from model.objectives import causal_token_losses, masked_token_losses
-    from model.tokenizer import BOS, CLS, SEP, UNK
+    from model.data.word_tokenizer import BOS, CLS, SEP, UNK
+    from model.tasks.generation import full_recompute
+    from model.training.objectives import causal_token_losses, masked_token_losses
     model, meta = load_model(GPT_MODEL, device)
     gpt_tok = WordTokenizer.from_dict(meta["tokenizer"])
     ids = [BOS] + [gpt_tok.index.get(w, UNK) for w in words]
@@ -297,8 +297,8 @@ def objective_losses(device: str, words: tuple, masked: tuple, encoder: str | No
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def load_image_bytes(data: bytes):
     """LoadedImage (8-bit RGB + conversion notes) of uploaded bytes, shrunk to at most 1024 px a side (the
-    models read 24 px; this bounds the cache at ~3 MB an entry); raises model.images.ImageError."""
-    from model.images import load_image
+    models read 24 px; this bounds the cache at ~3 MB an entry); raises model.data.images.ImageError."""
+    from model.data.images import load_image
     loaded = load_image(data)
     loaded.image.thumbnail((1024, 1024))
     return loaded
@@ -307,7 +307,7 @@ def load_image_bytes(data: bytes):
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model…")
 def run_image(name: str, x, device: str = "cpu"):
     """AttentionRun of a shipped image model on one normalised image x (C, S, S)."""
-    from model.vit import run_image as run
+    from model.tasks.image_run import run_image as run
     model, meta = load_model(name, device)
     return run(model, x, meta["preprocess"]["classes"])
 
@@ -320,8 +320,8 @@ def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, 
     does not fit the text (not cached)."""
     import numpy as np
 
-    from model import masks
-    from model.inspect import run_text
+    from model.engine import masks
+    from model.tasks.attention_run import run_text
     model, _ = load_model(name, device)
     tok = load_tokenizer(name)
     encoder = model.config.kind == "encoder"
@@ -335,9 +335,10 @@ def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def mask_coverage(pattern: str, n: int, params: tuple, causal: bool, max_layers: int):
     """(mask (n, n) bool, Connectivity, [share of pairs reached after k layers, k = 1..max_layers])."""
-    from model import masks
+    from model.analysis import reach
+    from model.engine import masks
     m = masks.build(pattern, n, causal, **dict(params))
-    return m, masks.layers_to_connect(m), masks.coverage(m, max_layers)
+    return m, reach.layers_to_connect(m), reach.coverage(m, max_layers)
 
 
 # ---- widget state (review fixes) ----

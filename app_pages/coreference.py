@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages._shared import COREF_MODEL, clip_text, coref_head_accuracy, coref_run, device, model_or_stop
-from model import corpus
+from model.data import course_world as corpus
 from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
 from viz.heatmap import plot_heatmap
 
@@ -91,9 +91,9 @@ def ranking_view(acc: dict, chosen: tuple[int, int]):
                 f"first noun would be right {acc['baseline_first_noun']:.0%} of the time, at the nearest noun "
                 f"{acc['baseline_nearest_noun']:.0%}.")
     st.markdown(f"Each head's accuracy on **{acc['n_refs']}** pronouns the model never saw in training "
-                "(`model/corpus.py`): sentences with held-out noun pairs or held-out frames, and three-sentence "
-                "passages where *they/their* reach back across sentences. A head is right when the largest weight "
-                "in its row at the pronoun lands on the antecedent's noun. Recompute with "
+                "(`model/data/course_world.py`): sentences with held-out noun pairs or held-out frames, and "
+                "three-sentence passages where *they/their* reach back across sentences. A head is right when the "
+                "largest weight in its row at the pronoun lands on the antecedent's noun. Recompute with "
                 "`python -m model.evaluate --json coref_encoder`.")
     st.plotly_chart(plot_head_ranking(acc["accuracy"], chosen=chosen,
                                       baselines={"first noun": acc["baseline_first_noun"],

@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _shared
-from model import analysis, head_stats
+from model.analysis import attention_views as analysis
+from model.analysis import head_stats
 from viz import export, grid, head_view
 from viz import stats as stat_viz
 

@@ -13,10 +13,10 @@ import streamlit as st
 
 from app_pages import _shared
 from model import checkpoints
-from model.fill_mask import FillMaskError, encode_with_masks
-from model.generate import MAX_NEW_TOKENS, GenerationError
-from model.objectives import choose_masked
-from model.tokenizer import EOS, split_words
+from model.data.word_tokenizer import EOS, split_words
+from model.tasks.fill_mask import FillMaskError, encode_with_masks
+from model.tasks.generation import MAX_NEW_TOKENS, GenerationError
+from model.training.objectives import choose_masked
 from viz.generation import plot_beam_tree, plot_causal_growth, plot_next_token_bars, plot_objectives, plot_step_probs
 from viz.heatmap import plot_heatmap
 

@@ -7,10 +7,11 @@ import numpy as np
 import streamlit as st
 
 from app_pages import _shared
-from model import checkpoints, swin
-from model.images import ImageError, preprocess
-from model.patches import patchify
-from model.vit import rollout
+from model import checkpoints
+from model.analysis.attention_views import rollout
+from model.architectures import swin
+from model.data.images import ImageError, preprocess
+from model.data.patches import patchify
 from viz import images as vimg
 from viz.heatmap import plot_heatmap
 
@@ -80,7 +81,7 @@ truth = None
 if source == "Sample":
     files = sorted(SAMPLES.glob(f"{prefix}*.png"))
     if not files:
-        st.error(f"No sample images in {SAMPLES}. Recreate them with `python -m model.recipes._images`.")
+        st.error(f"No sample images in {SAMPLES}. Recreate them with `python -m model.training.recipes._images`.")
         st.stop()
     pick = st.selectbox("Sample", files, format_func=lambda p: p.stem, key=f"img_sample_{prefix}")
     data = pick.read_bytes()

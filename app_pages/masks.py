@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _shared
-from model import cost, mask_counts, masks
+from model.analysis import cost, reach
+from model.engine import masks
 from viz import heatmap
 from viz import masks as viz
 
@@ -63,7 +64,7 @@ def built(key: str, n: int, params: dict, causal: bool):
         return None
 
 
-def describe(c: masks.Connectivity) -> str:
+def describe(c: reach.Connectivity) -> str:
     if c.everything:
         return f"every token reaches every other after **{c.layers}** layer{'s' * (c.layers != 1)}"
     return (f"never connects everything: after **{c.layers}** layers it reaches {c.reachable:.1%} of the pairs "
@@ -89,7 +90,7 @@ def lab_section():
         with col:
             title = masks.PATTERNS[key].title + (" (causal)" if causal else "")
             st.plotly_chart(viz.plot_mask(m, title=f"{side}: {title}"), key=f"masks_plot_{side}")
-            st.metric(f"density of {side} (allowed ÷ N²)", f"{masks.density(m):.2%}",
+            st.metric(f"density of {side} (allowed ÷ N²)", f"{reach.density(m):.2%}",
                       help=f"{int(m.sum()):,} of {n * n:,} pairs")
     a, b = chosen["A"][3], chosen["B"][3]
     if a is not None and b is not None:
@@ -117,7 +118,7 @@ def reach_section(n: int, chosen: dict):
         m, conn, share = _shared.mask_coverage(key, n, tuple(sorted(params.items())), causal, max_layers)
         shares[f"{side}: {masks.PATTERNS[key].title}"] = share
         with col:
-            st.plotly_chart(viz.plot_reach(masks.receptive_field(m, k), title=f"{side} after {k} layers"),
+            st.plotly_chart(viz.plot_reach(reach.receptive_field(m, k), title=f"{side} after {k} layers"),
                             key=f"masks_reach_{side}")
             st.markdown(f"**{side}**: " + describe(conn))
     if shares:
@@ -205,7 +206,7 @@ def cost_section():
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def pairs_curve(key: str, params: tuple) -> list[int]:
-    return [mask_counts.allowed_pairs(key, n, **dict(params)) for n in SIZES]
+    return [masks.allowed_pairs(key, n, **dict(params)) for n in SIZES]
 
 
 def measure_section(w: int, g: int):
@@ -251,10 +252,10 @@ st.title("Masks & sparse attention")
 st.markdown("A mask decides which keys each query may attend: blocked scores become −∞ before the softmax, so their "
             "weights are exactly 0. Dense attention pays for all N² pairs; windows, dilation and a few global tokens "
             "keep the cost linear in N while information still spreads across the input layer by layer.")
-lab, reach, live, price = st.tabs(["Pattern lab", "Receptive field", "Live effect", "Cost"])
+lab, reach_tab, live, price = st.tabs(["Pattern lab", "Receptive field", "Live effect", "Cost"])
 with lab:
     n, chosen = lab_section()
-with reach:
+with reach_tab:
     reach_section(n, chosen)
 with live:
     live_section()

@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _shared
-from model import relative, shift
-from model.order import permute_run
-from model.positional import sinusoidal
+from model.analysis import relative, shift
+from model.analysis.order import permute_run
+from model.engine.positions import sinusoidal
 from model.reference import softmax
 from viz import positional as vp
 from viz.heatmap import plot_heatmap

@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _shared
-from model import reference, steps
+from model import reference
+from model.analysis import steps
 from viz.steps import plot_matrix, plot_saturation, plot_softmax_bars, plot_trace
 
 DEFAULT_TEXT = "The restaurant refused to serve me a ham sandwich because it was too salty."

@@ -10,9 +10,9 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _shared
-from model import translation_corpus as corpus
-from model.tokenizer import EOS
-from model.translate import SourceError, target_ids
+from model.data import translation_corpus as corpus
+from model.data.word_tokenizer import EOS
+from model.tasks.translation import SourceError, target_ids
 from viz.heatmap import plot_heatmap
 from viz.translation import plot_alignment, plot_head_grid, plot_step_probs
 

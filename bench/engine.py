@@ -8,9 +8,9 @@ import torch
 from torch import nn
 
 from model import reference as R
-from model.attention import MultiHeadAttention
-from model.config import ModelConfig
-from model.transformer import Stack
+from model.engine.attention import MultiHeadAttention
+from model.engine.config import ModelConfig
+from model.engine.transformer import Stack
 
 D_MODEL, N_LAYERS, N_HEADS, D_FF, N, BATCH = 128, 4, 4, 512, 64, 32
 

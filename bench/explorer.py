@@ -14,11 +14,13 @@ import numpy as np
 import torch
 
 from bench._timing import cpu_ms as _cpu_ms
-from model import analysis, checkpoints, head_stats
-from model.config import preset
-from model.inspect import capture_buffer, capture_stack, run_text
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
+from model import checkpoints
+from model.analysis import attention_views as analysis
+from model.analysis import head_stats
+from model.data.word_tokenizer import WordTokenizer
+from model.engine.config import preset
+from model.engine.transformer import Transformer
+from model.tasks.attention_run import capture_buffer, capture_stack, run_text
 from viz import grid, head_view
 from viz import stats as stat_viz
 
@@ -111,7 +113,7 @@ def capture_memory(name: str, n: int, kind: str) -> dict:
     against per-layer weights concatenated afterwards (the plain way), same model, same ids."""
     import ctypes
 
-    from model.cost import PeakMemory
+    from model.analysis.cost import PeakMemory
     try:
         ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 16)   # big blocks via mmap, returned on free: honest RSS
     except (OSError, AttributeError):

@@ -4,7 +4,7 @@ import gc
 import random
 from pathlib import Path
 
-from model import corpus
+from model.data import course_world as corpus
 from tests.hostile_inputs import TEXTS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,9 +4,9 @@ import time
 
 import torch
 
-from model.config import preset
-from model.generate import generate
-from model.transformer import Transformer
+from model.engine.config import preset
+from model.engine.transformer import Transformer
+from model.tasks.generation import generate
 
 
 def _recompute_greedy(model, prompt: list[int], max_new: int) -> list[int]:

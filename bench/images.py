@@ -8,8 +8,8 @@ import torch
 from PIL import Image
 
 from model import checkpoints
-from model.images import load_image, preprocess
-from model.vit import run_image
+from model.data.images import load_image, preprocess
+from model.tasks.image_run import run_image
 
 
 def _ms(fn, repeats: int) -> float:

@@ -6,8 +6,8 @@ import time
 
 import torch
 
-from model import cost
-from model.sparse_attention import sliding_window_attention
+from model.analysis import cost
+from model.engine.sparse import sliding_window_attention
 
 W, D, N_BIG = 128, 64, 16384
 
@@ -87,7 +87,7 @@ def _run(quick: bool) -> dict:
     rounds = 3 if quick else 6
     sizes = [2048, 4096, 8192, N_BIG]
     dense_sizes = [8192, N_BIG] if quick else sizes
-    cost._release_freed_memory()                                   # honest RSS peaks (see model.cost), measured
+    cost._release_freed_memory()                                   # honest RSS peaks (see model.analysis.cost)
     x = {n: _inputs(n) for n in sizes}                             # first, before any big block is freed
     # every sparse sample does the same work (16k query rows: N_BIG // n calls), so a burst of load or a timer
     # tick weighs alike on every size; times are per call

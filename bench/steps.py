@@ -7,10 +7,11 @@ import time
 import numpy as np
 import torch
 
-from model import checkpoints, steps
-from model.config import ModelConfig
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
+from model import checkpoints
+from model.analysis import steps
+from model.data.word_tokenizer import WordTokenizer
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
 
 TEXT = ("The restaurant refused to serve me a ham sandwich because it was too salty. The waiter said that "
         "the cook had gone home and the kitchen was closed for the night.")

@@ -5,9 +5,9 @@ batched greedy over the held-out set. Interleaved so machine load hits every var
 import torch
 
 from bench._timing import cpu_ms as _cpu_ms
-from model import translate
-from model import translation_corpus as corpus
-from model.recipes import translator
+from model.data import translation_corpus as corpus
+from model.tasks import translation as translate
+from model.training.recipes import translator
 
 
 def run(quick: bool = False) -> dict:

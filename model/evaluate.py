@@ -3,7 +3,8 @@ import argparse
 import json
 import sys
 
-from . import checkpoints, recipes
+from model import checkpoints
+from model.training import recipes
 
 
 def evaluate_all(only: list[str] | None = None) -> dict:

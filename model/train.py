@@ -3,7 +3,7 @@ import argparse
 
 import torch
 
-from . import recipes
+from model.training import recipes
 
 
 def main(argv=None):

@@ -2,8 +2,8 @@
 import pytest
 import torch
 
-from model.config import ModelConfig
-from model.transformer import Transformer
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
 
 
 @pytest.fixture
@@ -21,12 +21,12 @@ def save_random_text_model(folder, name: str, text: str, seed: int = 0, **config
     """Save a random text Transformer (tokenizer built from `text`) as checkpoint `name` in `folder`;
     config overrides ModelConfig's defaults. Returns (model, tokenizer)."""
     from model import checkpoints
-    from model.tokenizer import WordTokenizer
+    from model.data.word_tokenizer import WordTokenizer
     tok = WordTokenizer.build([text])
     torch.manual_seed(seed)
     cfg = ModelConfig(vocab_size=len(tok), **config)
     model = Transformer(cfg).eval()
-    checkpoints.save(name, model, {"arch": "model.transformer:Transformer", "config": cfg.to_dict(),
+    checkpoints.save(name, model, {"arch": "model.engine.transformer:Transformer", "config": cfg.to_dict(),
                                    "tokenizer": tok.to_dict(), "modality": "text", "recipe": {}, "metrics": {}},
                      assets=folder)
     return model, tok

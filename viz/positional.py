@@ -83,7 +83,7 @@ def plot_wavelengths(wl: np.ndarray, *, title: str = "Wavelength of each sine/co
 
 def plot_offset_profile(profiles: dict, *, title: str = "Similarity against offset |i − j|",
                         y_title: str = "PE(i) · PE(j)") -> go.Figure:
-    """profiles: name -> {"offset", "mean", "min", "max"} (from model.shift.offset_profile). Each is a
+    """profiles: name -> {"offset", "mean", "min", "max"} (from model.analysis.shift.offset_profile). Each is a
     line (mean) inside a band from min to max over all pairs at that offset: a thin band = offset only."""
     fig = go.Figure()
     for n, (name, p) in enumerate(profiles.items()):

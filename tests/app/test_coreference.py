@@ -6,7 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from model import checkpoints, corpus
+from model import checkpoints
+from model.data import course_world as corpus
 from tests.app.conftest import open_page
 
 

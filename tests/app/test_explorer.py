@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from app_pages import _shared
-from model import analysis, checkpoints, head_stats
-from model.inspect import run_text
-from model.tokenizer import WordTokenizer
+from model import checkpoints
+from model.analysis import attention_views as analysis
+from model.analysis import head_stats
+from model.data.word_tokenizer import WordTokenizer
+from model.tasks.attention_run import run_text
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_array as values
 from tests.app.conftest import plotly_chart as chart

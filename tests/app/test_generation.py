@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from model import checkpoints
-from model import generate as g
+from model.tasks import generation as g
 from tests.app.conftest import open_page
 
 
@@ -33,7 +33,7 @@ def at():
 @pytest.fixture(scope="module")
 def gpt():
     model, meta = checkpoints.load("course_gpt")
-    from model.tokenizer import WordTokenizer
+    from model.data.word_tokenizer import WordTokenizer
     return model, WordTokenizer.from_dict(meta["tokenizer"])
 
 
@@ -122,8 +122,8 @@ def test_fill_in_predicts_the_hidden_word(at):
 
 
 def test_objectives_count_loss_terms_and_use_the_decoders_losses(at, gpt):
-    from model.objectives import causal_token_losses
-    from model.tokenizer import split_words
+    from model.data.word_tokenizer import split_words
+    from model.training.objectives import causal_token_losses
     model, tok = gpt
     at.multiselect(key="obj_masked").set_value([1, 3, 4]).run()
     words = split_words(at.text_input(key="obj_text").value)

@@ -4,7 +4,8 @@ are the ones model/ computes for the chosen settings."""
 import numpy as np
 import pytest
 
-from model import mask_counts, masks
+from model.analysis import reach
+from model.engine import masks
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of
@@ -43,7 +44,7 @@ def test_changing_pattern_redraws_mask_difference_and_reach(at):
     np.testing.assert_array_equal(z_of(chart(at, "masks_plot_diff")["data"][0]),
                                   (a & ~b) * 1 + (b & ~a) * 2 + (a & b) * 3)
     assert metric(at, "pairs that differ") == f"{int((a != b).sum()):,}"
-    np.testing.assert_array_equal(z_of(chart(at, "masks_reach_A")["data"][0]), masks.receptive_field(a, 2))
+    np.testing.assert_array_equal(z_of(chart(at, "masks_reach_A")["data"][0]), reach.receptive_field(a, 2))
     text = " ".join(m.value for m in at.markdown)
     assert "never connects everything" in text                      # dilation 2 keeps odd and even apart
     assert "after **2** layers" in text                            # one global token: two hops
@@ -76,7 +77,7 @@ def test_cost_curves_count_pairs_and_measure_on_demand(at):
     pairs = chart(at, "masks_pairs")["data"]
     window = next(t for t in pairs if t["name"].startswith("Sliding window"))
     ys = window["y"] if isinstance(window["y"], list) else z_of({"z": window["y"]})
-    assert int(ys[-1]) == mask_counts.allowed_pairs("window", 16384, width=128)
+    assert int(ys[-1]) == masks.allowed_pairs("window", 16384, width=128)
     at.multiselect(key="masks_cost_n").set_value([256, 512])
     at.multiselect(key="masks_cost_methods").set_value(["dense_masked", "sparse"])
     at.button(key="masks_cost_go").click()

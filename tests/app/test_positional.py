@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from model import checkpoints
-from model.shift import shift_matrix
+from model.analysis.shift import shift_matrix
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of

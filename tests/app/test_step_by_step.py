@@ -6,7 +6,8 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from model import checkpoints, steps
+from model import checkpoints
+from model.analysis import steps
 from tests.app.conftest import open_page
 from tests.conftest import save_random_text_model
 

@@ -4,9 +4,9 @@ cross-attention for every head, switches decoding, and explains words it cannot 
 import numpy as np
 import pytest
 
-from model import translate
-from model import translation_corpus as corpus
-from model.recipes import translator
+from model.data import translation_corpus as corpus
+from model.tasks import translation as translate
+from model.training.recipes import translator
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of

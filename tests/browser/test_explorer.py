@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from app_pages import _shared
 from model import checkpoints
-from model.inspect import run_text
-from model.tokenizer import WordTokenizer
+from model.data.word_tokenizer import WordTokenizer
+from model.tasks.attention_run import run_text
 from tests.browser.conftest import shot, wait_for_app
 
 HOVER = re.compile(r"query: (.+) ·(\d+)\s*key: (.+) ·(\d+)\s*weight: ([0-9.]+)")

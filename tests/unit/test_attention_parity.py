@@ -4,9 +4,9 @@ import pytest
 import torch
 
 from model import reference as R
-from model.attention import MultiHeadAttention
-from model.config import ModelConfig
-from model.layers import Block
+from model.engine.attention import MultiHeadAttention
+from model.engine.config import ModelConfig
+from model.engine.layers import Block
 
 torch.manual_seed(0)
 

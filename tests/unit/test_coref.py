@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from model import corpus
-from model.coref import baselines, batch_weights, pair_accuracy, ref_hits, resolve
-from model.coref_model import CorefEncoder, coref_config
-from model.inspect import run_text
-from model.recipes import coref_encoder as recipe
-from model.tokenizer import CLS, MASK, PAD, SEP, WordTokenizer
+from model.architectures.coref_encoder import CorefEncoder, coref_config
+from model.data import course_world as corpus
+from model.data.word_tokenizer import CLS, MASK, PAD, SEP, WordTokenizer
+from model.tasks.attention_run import run_text
+from model.tasks.coreference import baselines, batch_weights, pair_accuracy, ref_hits, resolve
+from model.training.recipes import coref_encoder as recipe
 
 
 @pytest.fixture(scope="module")

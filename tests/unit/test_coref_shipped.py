@@ -6,12 +6,13 @@ import sys
 
 import pytest
 
-from model import checkpoints, corpus
+from model import checkpoints
 from model.coref import main as coref_cli
-from model.coref import resolve
-from model.recipes import coref_encoder as recipe
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
+from model.data import course_world as corpus
+from model.data.word_tokenizer import WordTokenizer
+from model.engine.transformer import Transformer
+from model.tasks.coreference import resolve
+from model.training.recipes import coref_encoder as recipe
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +82,8 @@ def test_cli_prints_the_json_contract():
     assert p["top"][0][0] == "dog" and 0 < p["top"][0][1] <= 1
 
 
-def test_cli_refuses_a_head_outside_the_model():
-    with pytest.raises(SystemExit, match="outside"):
+def test_cli_refuses_a_head_outside_the_model(capsys):
+    with pytest.raises(SystemExit) as exit_:
         coref_cli(["it", "--head", "9", "0"])
+    assert exit_.value.code == 2
+    assert "--head 9 0 is outside 4 layers x 4 heads" in capsys.readouterr().err

@@ -2,8 +2,8 @@
 references point at the right words, the vocabulary covers everything the generator emits."""
 import pytest
 
-from model import corpus
-from model.tokenizer import split_words
+from model.data import course_world as corpus
+from model.data.word_tokenizer import split_words
 
 
 @pytest.fixture(scope="module")

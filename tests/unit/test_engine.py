@@ -5,12 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from model import checkpoints, device
+from model import checkpoints
 from model.checkpoints import CheckpointError
-from model.config import ModelConfig, preset
-from model.inspect import run_text
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
+from model.data.word_tokenizer import WordTokenizer
+from model.engine import device
+from model.engine.config import ModelConfig, preset
+from model.engine.transformer import Transformer
+from model.tasks.attention_run import run_text
 
 
 def test_config_refuses_heads_that_do_not_split_d_model():
@@ -67,7 +68,7 @@ def _tiny_checkpoint(tmp_path):
     c = ModelConfig(vocab_size=len(tok), d_model=16, n_heads=2, n_layers=1, d_ff=32)
     torch.manual_seed(3)
     m = Transformer(c).eval()
-    checkpoints.save("tiny", m, {"arch": "model.transformer:Transformer", "config": c.to_dict(),
+    checkpoints.save("tiny", m, {"arch": "model.engine.transformer:Transformer", "config": c.to_dict(),
                                  "tokenizer": tok.to_dict()}, assets=tmp_path)
     return m
 

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 import torch
 
-from model.attention import attention, attention_into
-from model.config import ModelConfig
-from model.inspect import capture_buffer, capture_stack, run_text
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer, causal_mask
+from model.data.word_tokenizer import WordTokenizer
+from model.engine.attention import attention, attention_into
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer, causal_mask
+from model.tasks.attention_run import capture_buffer, capture_stack, run_text
 
 TEXT = "the restaurant refused to serve me a ham sandwich because it only cooks vegetarian food ."
 

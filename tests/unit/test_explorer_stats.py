@@ -3,7 +3,8 @@ known by construction."""
 import numpy as np
 import pytest
 
-from model import analysis, head_stats
+from model.analysis import attention_views as analysis
+from model.analysis import head_stats
 
 TOKENS = ["[CLS]", "the", "restaurant", "refused", "because", "it", "cooks", "[SEP]"]
 

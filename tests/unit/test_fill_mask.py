@@ -5,11 +5,11 @@ import pytest
 import torch
 
 from model import checkpoints
-from model.config import ModelConfig
-from model.fill_mask import FillMaskError, encode_with_masks, fill_mask
-from model.objectives import masked_token_losses
-from model.tokenizer import MASK, SPECIALS, WordTokenizer
-from model.transformer import Transformer
+from model.data.word_tokenizer import MASK, SPECIALS, WordTokenizer
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
+from model.tasks.fill_mask import FillMaskError, encode_with_masks, fill_mask
+from model.training.objectives import masked_token_losses
 
 TEXT = "The cat sat on the mat."
 

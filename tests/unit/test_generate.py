@@ -4,10 +4,10 @@ import pytest
 import torch
 
 from model import checkpoints
-from model import generate as g
-from model.config import ModelConfig
-from model.objectives import causal_loss_positions, causal_token_losses, choose_masked, mlm_loss_positions
-from model.transformer import Transformer
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
+from model.tasks import generation as g
+from model.training.objectives import causal_loss_positions, causal_token_losses, choose_masked, mlm_loss_positions
 
 PROMPT = [5, 9, 2, 17]
 
@@ -149,11 +149,11 @@ def test_causal_token_losses_match_the_full_pass(decoder):
 
 
 def test_shipped_course_gpt_reads_512_tokens_and_beats_chance():
-    from model.recipes import course_gpt
+    from model.training.recipes import course_gpt
     model, meta = checkpoints.load("course_gpt")
     assert model.config.kind == "decoder" and model.config.max_len == 512
     assert model.config.pos_encoding == "sinusoidal"
-    from model.tokenizer import WordTokenizer
+    from model.data.word_tokenizer import WordTokenizer
     tok = WordTokenizer.from_dict(meta["tokenizer"])
     scores = course_gpt.next_token_scores(model, course_gpt.heldout_texts(60), tok)
     assert scores["acc"] > 0.5 and scores["ppl"] < 10

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from model.images import MAX_BYTES, ImageError, load_image, preprocess
+from model.data.images import MAX_BYTES, ImageError, load_image, preprocess
 
 
 def _png(img: Image.Image, **kw) -> bytes:

@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from model import mask_counts, masks
+from model.analysis import reach
+from model.engine import masks
 
 
 def brute(n, rule):
@@ -76,7 +77,7 @@ def test_counting_in_chunks_matches_the_matrix(key):
     m = masks.build(key, n)
     assert m.shape == (n, n) and m.dtype == bool and m.any()
     assert masks.count_allowed(key, n, chunk_rows=7) == m.sum()
-    assert masks.density(m) == pytest.approx(m.sum() / n**2)
+    assert reach.density(m) == pytest.approx(m.sum() / n**2)
     assert masks.PATTERNS[key].explanation and masks.PATTERNS[key].title
 
 
@@ -90,14 +91,14 @@ def test_closed_form_row_counts_match_the_matrix(key, n, causal):
         if key == "swin" and n % params.get("grid_w", 8):
             continue
         expect = masks.build(key, n, causal, **params).sum(1)
-        assert np.array_equal(mask_counts.row_counts(key, n, causal, **params), expect)
+        assert np.array_equal(masks.row_counts(key, n, causal, **params), expect)
 
 
 def test_allowed_pairs_grow_as_their_formulas_say():
     n, w = 4096, 16
-    assert mask_counts.allowed_pairs("full", n) == n * n
-    assert mask_counts.allowed_pairs("causal", n) == n * (n + 1) // 2
-    assert mask_counts.allowed_pairs("window", n, width=w) == n * (2 * w + 1) - w * (w + 1)
+    assert masks.allowed_pairs("full", n) == n * n
+    assert masks.allowed_pairs("causal", n) == n * (n + 1) // 2
+    assert masks.allowed_pairs("window", n, width=w) == n * (2 * w + 1) - w * (w + 1)
 
 
 def test_unknown_pattern_is_refused():
@@ -165,7 +166,7 @@ def reach_brute(mask, k):
 def test_receptive_field_equals_brute_force_reachability(key, params):
     m = masks.build(key, 18, **params)
     for k in (0, 1, 2, 3, 5):
-        assert np.array_equal(masks.receptive_field(m, k), reach_brute(m, k)), k
+        assert np.array_equal(reach.receptive_field(m, k), reach_brute(m, k)), k
 
 
 @pytest.mark.parametrize("key,params", [("window", dict(width=2)), ("window", dict(width=1)),
@@ -174,7 +175,7 @@ def test_receptive_field_equals_brute_force_reachability(key, params):
                                         ("causal", {}), ("full", {}), ("block_local", dict(block=5))])
 def test_layers_to_connect_is_the_first_k_that_reaches_the_closure(key, params):
     m = masks.build(key, 21, **params)
-    c = masks.layers_to_connect(m)
+    c = reach.layers_to_connect(m)
     closure = reach_brute(m, 21)
     assert np.array_equal(reach_brute(m, c.layers), closure)
     assert c.layers == 0 or not np.array_equal(reach_brute(m, c.layers - 1), closure)
@@ -182,6 +183,6 @@ def test_layers_to_connect_is_the_first_k_that_reaches_the_closure(key, params):
 
 
 def test_window_needs_n_over_w_layers_and_a_global_token_two():
-    assert masks.layers_to_connect(masks.sliding_window(21, 2)).layers == 10
-    assert masks.layers_to_connect(masks.extra_global_tokens(21, 1, 2)).layers == 2
-    assert not masks.layers_to_connect(masks.block_local(21, 7)).everything
+    assert reach.layers_to_connect(masks.sliding_window(21, 2)).layers == 10
+    assert reach.layers_to_connect(masks.extra_global_tokens(21, 1, 2)).layers == 2
+    assert not reach.layers_to_connect(masks.block_local(21, 7)).everything

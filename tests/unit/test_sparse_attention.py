@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-from model import cost, masks
-from model.config import ModelConfig
-from model.sparse_attention import SlidingWindow, sliding_window_attention
-from model.sparse_model import SparseTransformer
-from model.transformer import Transformer
+from model.analysis import cost
+from model.architectures.sparse_encoder import SparseTransformer
+from model.engine import masks
+from model.engine.config import ModelConfig
+from model.engine.sparse import SlidingWindow, sliding_window_attention
+from model.engine.transformer import Transformer
 
 
 def dense_reference(q, k, v, allowed: np.ndarray):
@@ -127,13 +128,13 @@ def test_cost_methods_agree_and_dense_memory_grows_with_n_squared():
 @pytest.fixture(scope="module")
 def shipped_sparse():
     from model import checkpoints
-    from model.tokenizer import WordTokenizer
+    from model.data.word_tokenizer import WordTokenizer
     model, meta = checkpoints.load("sparse_encoder")
     return model, WordTokenizer.from_dict(meta["tokenizer"]), meta
 
 
 def test_shipped_sparse_encoder_uses_the_kernel_on_512_tokens(shipped_sparse):
-    from model.recipes import sparse_encoder as recipe
+    from model.training.recipes import sparse_encoder as recipe
     model, tok, meta = shipped_sparse
     assert isinstance(model, SparseTransformer) and model.config.max_len >= 512
     assert meta["config"]["sparse"] == recipe.PATTERN

@@ -1,13 +1,13 @@
-"""model.steps on tiny random models: the head slices follow nn.Linear's y = x Wᵀ + b, multi-head and
+"""model.analysis.steps on tiny random models: the head slices follow nn.Linear's y = x Wᵀ + b, multi-head and
 the layer trace reproduce the model's own outputs, the causal variant, and the √d_k saturation."""
 import numpy as np
 import pytest
 import torch
 
-from model import steps
-from model.config import ModelConfig
-from model.tokenizer import WordTokenizer
-from model.transformer import Transformer
+from model.analysis import steps
+from model.data.word_tokenizer import WordTokenizer
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
 
 IDS = np.array([2, 9, 17, 5, 30, 11, 3, 21])
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import torch
 
-from model import translate
-from model import translation_corpus as corpus
-from model.config import ModelConfig
-from model.recipes.translator import tokenizers
-from model.transformer import Transformer
+from model.data import translation_corpus as corpus
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
+from model.tasks import translation as translate
+from model.training.recipes.translator import tokenizers
 
 SENTENCE = "the teacher likes the restaurant near the station ."
 OTHER = "the doctor visits the museum behind the bank ."

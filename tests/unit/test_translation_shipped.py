@@ -3,9 +3,10 @@ width 1 on real sentences, and the page's default example."""
 import pytest
 import torch
 
-from model import checkpoints, translate
-from model import translation_corpus as corpus
-from model.recipes import translator
+from model import checkpoints
+from model.data import translation_corpus as corpus
+from model.tasks import translation as translate
+from model.training.recipes import translator
 
 
 @pytest.fixture(scope="module")

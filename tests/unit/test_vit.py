@@ -5,8 +5,10 @@ import pytest
 import torch
 
 from model import checkpoints
-from model.swin import SwinViT, layer_shifts, window_ids, window_mask, with_cls
-from model.vit import ViT, ViTConfig, rollout, run_image
+from model.analysis.attention_views import rollout
+from model.architectures.swin import SwinViT, layer_shifts, window_ids, window_mask, with_cls
+from model.architectures.vit import ViT, ViTConfig
+from model.tasks.image_run import run_image
 
 TINY = dict(image_size=8, channels=1, patch_size=2, n_classes=3, d_model=16, n_heads=2, n_layers=2, d_ff=32)
 
@@ -105,7 +107,8 @@ def test_rollout_multiplies_layers_and_keeps_rows_stochastic():
     np.testing.assert_allclose(r.sum(-1), 1)
 
 
-@pytest.mark.parametrize("cls,extra,arch", [(ViT, {}, "model.vit:ViT"), (SwinViT, {"window": 2}, "model.swin:SwinViT")])
+@pytest.mark.parametrize("cls,extra,arch", [(ViT, {}, "model.architectures.vit:ViT"),
+                                            (SwinViT, {"window": 2}, "model.architectures.swin:SwinViT")])
 def test_checkpoint_round_trip(tmp_path, cls, extra, arch):
     model = _model(cls, **extra)
     checkpoints.save("tiny_img", model, {"arch": arch, "config": model.to_dict(), "modality": "image"}, tmp_path)

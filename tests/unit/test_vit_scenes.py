@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from model import scenes
+from model.data import scenes
 
 
 def _is_red(pixels: np.ndarray) -> np.ndarray:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from model import checkpoints
-from model.images import load_image, preprocess
-from model.vit import run_image
+from model.data.images import load_image, preprocess
+from model.tasks.image_run import run_image
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE_MODELS = ("vit_digits", "vit_scenes", "swin_scenes")

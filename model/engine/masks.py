@@ -1,0 +1,315 @@
+"""Attention masks as boolean "may attend" matrices (True = may attend, the convention of
+`F.scaled_dot_product_attention`): dense, causal, local windows (Longformer, Beltagy et al. 2020),
+global and random tokens (BigBird, Zaheer et al. 2020), strided (Sparse Transformer, Child et al.
+2019), block-local, padding, and Swin windows on a patch grid (Liu et al. 2021).
+
+Every 1-D pattern is written once as a row rule `rows(i, n, **params) -> (len(i), n) bool`, so a
+full (N, N) matrix and a memory-bounded count of allowed pairs for N = 16k come from the same code.
+"""
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+
+# ---- row rules: i (R,) query positions -> (R, n) bool ----------------------------------------
+def _offsets(i, n):
+    """(R, n) int64 key - query offsets."""
+    return np.arange(n)[None, :] - np.asarray(i)[:, None]
+
+
+def _full(i, n):
+    return np.ones((len(i), n), dtype=bool)
+
+
+def _causal(i, n):
+    return _offsets(i, n) <= 0
+
+
+def _window(i, n, width=2):
+    return np.abs(_offsets(i, n)) <= width
+
+
+def _dilated(i, n, width=2, dilation=2):
+    off = _offsets(i, n)
+    return (np.abs(off) <= width * dilation) & (off % dilation == 0)
+
+
+def _chosen_global(i, n, width=1, positions=(0,)):
+    g = np.zeros(n, dtype=bool)
+    g[[p for p in positions if 0 <= p < n]] = True
+    return _window(i, n, width) | g[None, :] | g[np.asarray(i)][:, None]
+
+
+def _extra_global(i, n, width=1, n_global=1):
+    return _chosen_global(i, n, width, tuple(range(n_global)))
+
+
+def random_keys(n: int, per_row: int, seed: int) -> np.ndarray:
+    """(n, per_row) int: the keys drawn (with replacement) for every query of a length-n sequence."""
+    return np.random.default_rng((seed, n)).integers(0, n, size=(n, per_row))
+
+
+def _random(i, n, per_row=2, seed=0):
+    i = np.asarray(i)
+    out = np.zeros((len(i), n), dtype=bool)
+    out[np.arange(len(i))[:, None], random_keys(n, per_row, seed)[i]] = True
+    out[np.arange(len(i)), i] = True                             # a token always sees itself
+    return out
+
+
+def _bigbird(i, n, width=1, n_global=1, per_row=2, seed=0):
+    return _extra_global(i, n, width, n_global) | _random(i, n, per_row, seed)
+
+
+def _strided(i, n, stride=4):
+    off = _offsets(i, n)
+    return (np.abs(off) < stride) | (off % stride == 0)
+
+
+def _block_local(i, n, block=4):
+    return (np.asarray(i)[:, None] // block) == (np.arange(n)[None, :] // block)
+
+
+def _swin(i, n, grid_w=8, window=4, shift=0):
+    if n % grid_w:
+        raise ValueError(f"N={n} patches do not fill rows of {grid_w}: choose N a multiple of the grid width")
+    win = swin_window_ids(n // grid_w, grid_w, window, shift)
+    return win[np.asarray(i)][:, None] == win[None, :]
+
+
+def _padding(i, n, length=8):
+    return np.broadcast_to(np.arange(n)[None, :] < length, (len(i), n)).copy()
+
+
+# ---- registry ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Param:
+    """One integer parameter (or a tuple of positions when default is a tuple) with its bounds."""
+    name: str
+    label: str
+    default: int | tuple
+    lo: int = 0
+    hi: int = 4096
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A named mask pattern: a row rule, its parameters, a one-line explanation and its growth."""
+    key: str
+    title: str
+    explanation: str
+    rule: Callable
+    params: tuple[Param, ...] = field(default_factory=tuple)
+    growth: str = "N²"
+    can_be_causal: bool = True
+
+    def defaults(self) -> dict:
+        return {p.name: p.default for p in self.params}
+
+    def rows(self, i, n: int, causal: bool = False, **params) -> np.ndarray:
+        """(len(i), n) bool rows of the (n, n) mask; causal keeps only keys j <= i."""
+        m = self.rule(np.asarray(i), n, **{**self.defaults(), **params})
+        return m & (_offsets(i, n) <= 0) if causal else m
+
+    def build(self, n: int, causal: bool = False, **params) -> np.ndarray:
+        """(n, n) bool, True = may attend."""
+        return self.rows(np.arange(n), n, causal, **params)
+
+
+_W = Param("width", "window (tokens each side)", 2, 0, 4096)
+PATTERNS: dict[str, Pattern] = {p.key: p for p in [
+    Pattern("full", "Full (encoder)", "Every token attends to every token: N² pairs.", _full, growth="N²",
+            can_be_causal=False),
+    Pattern("causal", "Causal (decoder)", "Each token sees itself and the tokens before it, never the future.",
+            _causal, growth="N(N+1)/2", can_be_causal=False),
+    Pattern("window", "Sliding window", "Each token sees the w tokens on either side of it.", _window, (_W,),
+            growth="N·(2w+1)"),
+    Pattern("dilated", "Dilated window", "A window with gaps: every d-th token up to w·d away, so the same "
+            "cost reaches d times further.", _dilated, (_W, Param("dilation", "dilation d", 2, 1, 64)),
+            growth="N·(2w+1)"),
+    Pattern("global", "Chosen global tokens", "A window, plus chosen positions (e.g. [CLS], a question) that "
+            "attend to all tokens and that all tokens attend to.", _chosen_global,
+            (Param("width", "window (tokens each side)", 1, 0, 4096), Param("positions", "global positions", (0,))),
+            growth="N·(2w+1) + 2gN"),
+    Pattern("extra_global", "Extra global tokens", "A window, plus g added [CLS]-like tokens at the front "
+            "(positions 0..g-1) that see everything and are seen by everything.", _extra_global,
+            (Param("width", "window (tokens each side)", 1, 0, 4096), Param("n_global", "global tokens g", 1, 0, 64)),
+            growth="N·(2w+1) + 2gN"),
+    Pattern("random", "Random (BigBird)", "Each token sees itself and r keys drawn at random (seeded, with "
+            "replacement).",
+            _random, (Param("per_row", "random keys r", 2, 0, 256), Param("seed", "seed", 0, 0, 10_000)),
+            growth="N·(r+1)"),
+    Pattern("bigbird", "BigBird (window + global + random)", "Window, g global tokens at the front and r "
+            "random keys per token together.", _bigbird,
+            (Param("width", "window (tokens each side)", 1, 0, 4096), Param("n_global", "global tokens g", 1, 0, 64),
+             Param("per_row", "random keys r", 2, 0, 256), Param("seed", "seed", 0, 0, 10_000)),
+            growth="N·(2w+1+r) + 2gN"),
+    Pattern("strided", "Strided (Sparse Transformer)", "Each token sees its s-1 neighbours and every s-th "
+            "token: two hops reach anywhere.", _strided, (Param("stride", "stride s", 4, 1, 4096),),
+            growth="N·(2s + N/s)"),
+    Pattern("block_local", "Block-local", "The sequence is cut into blocks; tokens only see their own block.",
+            _block_local, (Param("block", "block size b", 4, 1, 4096),), growth="N·b"),
+    Pattern("padding", "Padding", "Keys past the real length are [PAD] and may not be attended.", _padding,
+            (Param("length", "real length", 8, 1, 1 << 16),), growth="N·length"),
+    Pattern("swin", "Swin windows (patch grid)", "Patches of an image grid (row-major) attend within their "
+            "window; a shift s moves the window borders by s patches, as Swin's cyclic shift + mask does.", _swin,
+            (Param("grid_w", "grid width (patches)", 8, 1, 128), Param("window", "window (patches)", 4, 1, 64),
+             Param("shift", "shift s", 0, 0, 63)), growth="N·window²", can_be_causal=False),
+]}
+
+
+def build(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
+    """(n, n) bool mask of a registered pattern, e.g. build("window", 16, width=2)."""
+    if key not in PATTERNS:
+        raise KeyError(f"unknown mask pattern {key!r}; choose one of {sorted(PATTERNS)}")
+    return PATTERNS[key].build(n, causal, **params)
+
+
+def count_allowed(key: str, n: int, causal: bool = False, chunk_rows: int = 512, **params) -> int:
+    """Number of True entries of build(key, n, ...) without holding the (n, n) matrix (n up to 16k+)."""
+    pat = PATTERNS[key]
+    return int(sum(pat.rows(np.arange(a, min(a + chunk_rows, n)), n, causal, **params).sum()
+                   for a in range(0, n, chunk_rows)))
+
+
+# ---- the plain functions, one per pattern (each (N, N) bool, True = may attend) ----------------
+def full(n: int) -> np.ndarray:
+    """Every query attends to every key."""
+    return build("full", n)
+
+
+def causal(n: int) -> np.ndarray:
+    """Query i attends keys 0..i (nothing above the diagonal)."""
+    return build("causal", n)
+
+
+def sliding_window(n: int, width: int, causal: bool = False) -> np.ndarray:
+    """Query i attends keys j with |i - j| <= width (causal: i - width <= j <= i)."""
+    return build("window", n, causal, width=width)
+
+
+def dilated_window(n: int, width: int, dilation: int, causal: bool = False) -> np.ndarray:
+    """Query i attends keys j = i + dilation·t for |t| <= width."""
+    return build("dilated", n, causal, width=width, dilation=dilation)
+
+
+def global_tokens(n: int, positions, width: int = 1, causal: bool = False) -> np.ndarray:
+    """A window plus chosen positions whose rows and columns are all True."""
+    return build("global", n, causal, width=width, positions=tuple(positions))
+
+
+def extra_global_tokens(n: int, n_global: int, width: int = 1, causal: bool = False) -> np.ndarray:
+    """A window plus n_global added tokens at positions 0..n_global-1 that see and are seen by all."""
+    return build("extra_global", n, causal, width=width, n_global=n_global)
+
+
+def random_pattern(n: int, per_row: int, seed: int = 0, causal: bool = False) -> np.ndarray:
+    """Each query attends itself and per_row random keys (seeded, reproducible)."""
+    return build("random", n, causal, per_row=per_row, seed=seed)
+
+
+def bigbird(n: int, width: int, n_global: int, per_row: int, seed: int = 0, causal: bool = False) -> np.ndarray:
+    """Window | extra global tokens | random keys (BigBird)."""
+    return build("bigbird", n, causal, width=width, n_global=n_global, per_row=per_row, seed=seed)
+
+
+def strided(n: int, stride: int, causal: bool = False) -> np.ndarray:
+    """|i - j| < stride, or i - j a multiple of stride (Sparse Transformer's strided pattern)."""
+    return build("strided", n, causal, stride=stride)
+
+
+def block_local(n: int, block: int, causal: bool = False) -> np.ndarray:
+    """Query i attends key j iff both fall in the same block of `block` positions."""
+    return build("block_local", n, causal, block=block)
+
+
+def padding(n: int, length: int, causal: bool = False) -> np.ndarray:
+    """Keys at positions >= length are padding and never attended."""
+    return build("padding", n, causal, length=length)
+
+
+def swin_window_ids(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
+    """(grid_h·grid_w,) int window index of each patch (row-major) under Swin windows shifted by `shift`."""
+    if min(grid_h, grid_w, window) < 1 or not 0 <= shift < window:
+        raise ValueError(f"need grid, window >= 1 and 0 <= shift < window (got {grid_h}x{grid_w}, "
+                         f"window={window}, shift={shift})")
+    rows = (np.arange(grid_h) + (window - shift) % window) // window      # window index of each row
+    cols = (np.arange(grid_w) + (window - shift) % window) // window
+    return (rows[:, None] * (grid_w + window) + cols[None, :]).reshape(-1)
+
+
+def swin_window_mask(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
+    """Patches (row-major, N = grid_h·grid_w) attend within their window×window window; with shift s,
+    the windows are those of Swin's cyclic shift by s plus its mask: the grid cut at s, s+window, …
+
+    Returns (N, N) bool. 0 <= shift < window.
+    """
+    win = swin_window_ids(grid_h, grid_w, window, shift)
+    return win[:, None] == win[None, :]
+
+
+# ---- allowed pairs in O(N): closed-form row counts, exactly build(...).sum(1), so the cost curve
+# ---- reaches N = 16k and beyond without an N × N matrix
+def _window_rows(i, n, w, causal):
+    return np.minimum(i, w) + 1 + (0 if causal else np.minimum(n - 1 - i, w))
+
+
+def _global_rows(i, n, w, positions, causal):
+    """Window rows plus the global columns outside the window; global rows see everything (or the past)."""
+    p = np.unique([q for q in positions if 0 <= q < n])
+    before = np.searchsorted(p, i - w, side="left")                 # globals left of the window
+    after = 0 if causal else len(p) - np.searchsorted(p, i + w, side="right")
+    rows = _window_rows(i, n, w, causal) + before + after
+    rows[p] = (p + 1) if causal else n
+    return rows
+
+
+def _random_rows(i, n, per_row, seed, causal):
+    keys = np.concatenate([random_keys(n, per_row, seed), i[:, None]], axis=1)   # (n, r + 1)
+    if causal:
+        keys = np.where(keys <= i[:, None], keys, -1)                 # -1: a dropped future key
+    keys = np.sort(keys, axis=1)
+    return (np.diff(keys, axis=1) != 0).sum(1) + 1 - (keys[:, 0] == -1)
+
+
+def row_counts(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
+    """(n,) int64: how many keys each query may attend under masks.build(key, n, causal, **params)."""
+    pat = PATTERNS[key]
+    p = {**pat.defaults(), **params}
+    i = np.arange(n)
+    if key == "full":
+        return i + 1 if causal else np.full(n, n)
+    if key == "causal":
+        return i + 1
+    if key == "window":
+        return _window_rows(i, n, p["width"], causal)
+    if key == "dilated":
+        d = p["dilation"]
+        return np.minimum(i // d, p["width"]) + 1 + (0 if causal else np.minimum((n - 1 - i) // d, p["width"]))
+    if key in ("global", "extra_global"):
+        positions = p["positions"] if key == "global" else range(p["n_global"])
+        return _global_rows(i, n, p["width"], positions, causal)
+    if key == "random":
+        return _random_rows(i, n, p["per_row"], p["seed"], causal)
+    if key == "strided":
+        s = p["stride"]
+        local = np.minimum(i, s - 1) + 1 + (0 if causal else np.minimum(n - 1 - i, s - 1))
+        return local + i // s + (0 if causal else (n - 1 - i) // s)
+    if key == "block_local":
+        b = p["block"]
+        return i % b + 1 if causal else np.minimum(b, n - (i // b) * b)
+    if key == "padding":
+        return np.minimum(p["length"], i + 1) if causal else np.full(n, min(p["length"], n))
+    if key == "swin" and not causal:
+        if n % p["grid_w"]:
+            raise ValueError(f"N={n} patches do not fill rows of {p['grid_w']}")
+        ids = swin_window_ids(n // p["grid_w"], p["grid_w"], p["window"], p["shift"])
+        return np.bincount(ids)[ids]
+    chunk = 256                                                          # no closed form (e.g. bigbird)
+    return np.concatenate([pat.rows(i[a:a + chunk], n, causal, **params).sum(1) for a in range(0, n, chunk)])
+
+
+def allowed_pairs(key: str, n: int, causal: bool = False, **params) -> int:
+    """Number of (query, key) pairs the pattern allows at length n."""
+    return int(row_counts(key, n, causal, **params).sum())

@@ -1,0 +1,58 @@
+"""The two pre-training objectives side by side (textbook 12.6.1 and 12.7.1).
+
+Masked LM (BERT): a few positions are hidden behind [MASK]; only those give a loss term, and
+every position may look both ways. Causal LM (GPT): every position predicts the next token, so
+every position but the last gives a loss term, and the causal mask stops it from seeing the answer.
+"""
+import numpy as np
+import torch
+
+from model.data.word_tokenizer import MASK
+
+
+def mlm_loss_positions(n: int, masked: list[int]) -> np.ndarray:
+    """(n,) bool: True where the masked-LM loss has a term (the masked positions only)."""
+    out = np.zeros(n, dtype=bool)
+    out[list(masked)] = True
+    return out
+
+
+def causal_loss_positions(n: int) -> np.ndarray:
+    """(n,) bool: True at every position whose next token exists (all but the last)."""
+    out = np.ones(n, dtype=bool)
+    out[-1:] = False
+    return out
+
+
+def choose_masked(n: int, rate: float, rng: np.random.Generator, allowed: np.ndarray | None = None) -> list[int]:
+    """BERT-style choice of about rate·n positions to hide (at least one), among `allowed` (n,) bool."""
+    candidates = np.flatnonzero(allowed if allowed is not None else np.ones(n, dtype=bool))
+    if not len(candidates):
+        return []
+    k = max(1, int(round(rate * len(candidates))))
+    return sorted(rng.choice(candidates, size=min(k, len(candidates)), replace=False).tolist())
+
+
+def causal_lm_batch(ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """ids (B, T + 1) -> inputs (B, T), targets (B, T): position t predicts token t + 1."""
+    return ids[:, :-1], ids[:, 1:]
+
+
+@torch.inference_mode()
+def causal_token_losses(model, ids: list[int]) -> np.ndarray:
+    """-log Pr(t_{n+1} | t_≤n) at each position of a causal decoder: (N - 1,) float64, nats."""
+    x = torch.tensor([ids], device=next(model.parameters()).device)
+    logp = torch.log_softmax(model(x)[0].double(), dim=-1)          # (N, V)
+    return -logp[:-1].gather(1, x[0, 1:, None]).squeeze(1).cpu().numpy()
+
+
+@torch.inference_mode()
+def masked_token_losses(model, ids: list[int], masked: list[int]) -> np.ndarray:
+    """-log Pr(original | text with `masked` positions replaced by [MASK]) from an encoder's
+    masked-LM head: (len(masked),) float64, nats."""
+    x = torch.tensor([ids], device=next(model.parameters()).device)
+    hidden = x.clone()
+    hidden[0, list(masked)] = MASK
+    logits = model.lm_head(model.encode(hidden).x)[0].double()     # (N, V)
+    logp = torch.log_softmax(logits, dim=-1)
+    return np.array([-float(logp[i, ids[i]]) for i in masked])
