@@ -9,6 +9,7 @@ import torch
 
 from model import checkpoints
 from model.checkpoints import CheckpointError
+from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine import device as devices
 
@@ -121,8 +122,8 @@ def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 def order_experiment(name: str, text_a: str, text_b: str, device: str = "cpu"):
     """model.analysis.order.OrderExperiment for a shipped encoder (ValueError on a bad pair is not cached)."""
     from model.analysis.order import order_experiment as experiment
-    model, _ = load_model(name, device)
-    return experiment(model, load_tokenizer(name), text_a, text_b)
+    model, meta = load_model(name, device)
+    return experiment(model, load_tokenizer(name), text_a, text_b, text_input.rule_of(meta))
 
 
 @st.cache_data(max_entries=8, show_spinner="Reading the learned position table…")
@@ -146,8 +147,8 @@ def step_layer_inputs(name: str, device: str, text: str, max_tokens: int):
     """(ids (T,), tokens, notices, hidden (L + 1, T, C) float64): the vectors entering every layer of a
     shipped text model for the step-by-step page."""
     from model.analysis import steps
-    model, _ = load_model(name, device)
-    ids, tokens, notices = steps.encode_text(model, load_tokenizer(name), text, max_tokens)
+    model, meta = load_model(name, device)
+    ids, tokens, notices = steps.encode_text(model, load_tokenizer(name), text, text_input.rule_of(meta), max_tokens)
     return ids, tokens, notices, steps.layer_inputs(model, ids)
 
 
@@ -164,9 +165,8 @@ def explorer_run(name: str, device: str, text: str):
     """AttentionRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices) of a shipped
     text model on typed text; encoders get [CLS] … [SEP], decoders a leading [BOS] (as trained)."""
     from model.tasks.attention_run import run_text
-    model, _ = load_model(name, device)
-    kind = model.config.kind
-    return run_text(model, load_tokenizer(name), text, add_cls_sep=kind == "encoder", bos=kind == "decoder")
+    model, meta = load_model(name, device)
+    return run_text(model, load_tokenizer(name), text, text_input.rule_of(meta))
 
 
 # ---- translation ----
@@ -209,7 +209,7 @@ def coref_run(device: str, text: str):
     """AttentionRun of the coreference encoder on text (with [CLS]/[SEP]; weights (L, H, N, N))."""
     from model.tasks.attention_run import run_text
     model, meta = load_model(COREF_MODEL, device)
-    return run_text(model, WordTokenizer.from_dict(meta["tokenizer"]), text, add_cls_sep=True)
+    return run_text(model, WordTokenizer.from_dict(meta["tokenizer"]), text, text_input.rule_of(meta))
 
 
 @st.cache_data(max_entries=4, show_spinner="Measuring every head on the held-out evaluation set…")
@@ -322,14 +322,14 @@ def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, 
 
     from model.engine import masks
     from model.tasks.attention_run import run_text
-    model, _ = load_model(name, device)
-    tok = load_tokenizer(name)
+    model, meta = load_model(name, device)
+    tok, rule = load_tokenizer(name), text_input.rule_of(meta)
     encoder = model.config.kind == "encoder"
-    n = min(len(tok.encode(text, add_cls_sep=encoder).ids), model.config.max_len)
+    n = min(len(text_input.encode(tok, text, rule).ids), model.config.max_len)
     base = np.ones((n, n), dtype=bool) if encoder else masks.causal(n)
     mask = masks.build(pattern, n, causal or not encoder, **dict(params)) & base
-    full = run_text(model, tok, text, add_cls_sep=encoder, mask=base)
-    return run_text(model, tok, text, add_cls_sep=encoder, mask=mask), full, mask
+    full = run_text(model, tok, text, rule, mask=base)
+    return run_text(model, tok, text, rule, mask=mask), full, mask
 
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)

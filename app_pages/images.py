@@ -144,7 +144,7 @@ right.markdown(
 
 # ---- 4 · prediction --------------------------------------------------------------------------------------
 run = _shared.run_image(name, prep.x, _shared.device())
-probs, classes = run.extra["probs"], run.extra["classes"]
+probs, classes = run.probs, run.classes
 st.header("4 · Prediction")
 c1, c2 = st.columns([2, 3])
 c1.plotly_chart(vimg.plot_probs(probs, classes), key="probs")
@@ -162,11 +162,11 @@ query = q1.selectbox("Attention from", run.tokens, key="img_query",
                      help="<cls> gathers what the classifier reads; a patch shows what that patch looks at.")
 layer = q2.slider("Layer", 0, cfg.n_layers - 1, cfg.n_layers - 1, key="img_layer")
 qi = run.tokens.index(query)
-rows = run.weights[:, :, qi, 1:]                                # (L, H, N) weights on the patches
+rows = run.stacked_weights()[:, :, qi, 1:]                                # (L, H, N) weights on the patches
 st.caption(("Orange patches get more" if is_digits else "Clear patches get more, veiled ones less")
            + f" of {query}'s attention; hover for the exact weight. "
            f"The rest of each row goes to <cls> itself: "
-           + ", ".join(f"head {h}: {run.weights[layer, h, qi, 0]:.3f}" for h in range(cfg.n_heads)) + ".")
+           + ", ".join(f"head {h}: {run.weights[layer][h, qi, 0]:.3f}" for h in range(cfg.n_heads)) + ".")
 head_cols = st.columns(cfg.n_heads)
 for h, col in enumerate(head_cols):
     col.plotly_chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=f"layer {layer} · head {h}",
@@ -178,7 +178,7 @@ if st.toggle("All layers × heads at once", value=True, key="img_all_heads"):
 
 # ---- 6 · rollout -----------------------------------------------------------------------------------------
 st.header("6 · Attention rollout across layers")
-rolled = rollout(run.weights)                                   # (L, N+1, N+1)
+rolled = rollout(run.stacked_weights())                                   # (L, N+1, N+1)
 st.markdown("One layer's weights say where a token looks *in that layer's input*, which already mixes "
             "patches. **Rollout** (Abnar & Zuidema 2020) multiplies the layers' head-averaged weights, "
             "with ½·identity for the residual path, to trace how much each input patch reaches "
@@ -223,14 +223,14 @@ metas = {name: meta, other: other_meta}
 bc = st.columns(2)
 for col, key in zip(bc, ("vit_scenes", "swin_scenes")):
     r = runs[key]
-    pr = r.extra["probs"]
+    pr = r.probs
     mm = metas[key]["metrics"]
-    col.markdown(f"**{MODELS[key]}** answers **{r.extra['classes'][int(pr.argmax())]}** ({pr.max():.1%}). "
+    col.markdown(f"**{MODELS[key]}** answers **{r.classes[int(pr.argmax())]}** ({pr.max():.1%}). "
                  f"On {mm['test_n']:,} test scenes: accuracy {mm['test_acc']:.1%}; share of <cls> attention on "
                  f"the red shape {mm['cls_attention_on_objects']:.1%} (all layers and heads), "
                  f"{mm['cls_attention_on_objects_layer0']:.1%} in layer 0, against "
                  f"{mm['cls_attention_on_objects_uniform']:.1%} for uniform attention.")
-    col.plotly_chart(vimg.plot_overlay(shown, r.weights[layer, :, qi, 1:].mean(0), grid, p,
+    col.plotly_chart(vimg.plot_overlay(shown, r.weights[layer][:, qi, 1:].mean(0), grid, p,
                                        title=f"{key}: layer {layer}, mean of heads", height=360), key=f"cmp_{key}")
-    col.plotly_chart(vimg.plot_overlay(shown, rollout(r.weights)[-1, qi, 1:], grid, p, name="rollout",
+    col.plotly_chart(vimg.plot_overlay(shown, rollout(r.stacked_weights())[-1, qi, 1:], grid, p, name="rollout",
                                        title=f"{key}: rollout", height=360), key=f"cmp_roll_{key}")

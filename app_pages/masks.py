@@ -8,6 +8,7 @@ import streamlit as st
 from app_pages import _shared
 from model.analysis import cost, reach
 from model.engine import masks
+from model.engine.errors import InputError
 from viz import heatmap
 from viz import masks as viz
 
@@ -23,7 +24,7 @@ def parse_positions(text: str, n: int) -> tuple[int, ...]:
     """'0, 7' -> (0, 7); raises ValueError with a readable message."""
     try:
         pos = tuple(sorted({int(p) for p in text.replace(";", ",").split(",") if p.strip()}))
-    except ValueError:
+    except InputError:
         raise ValueError(f"Global positions must be whole numbers separated by commas (got {text[:40]!r}).")
     if len(pos) > MAX_POSITIONS or any(p < 0 or p >= n for p in pos):
         raise ValueError(f"Give at most {MAX_POSITIONS} positions between 0 and {n - 1}.")
@@ -46,7 +47,7 @@ def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None =
                 text = st.text_input(p.label, shown, key=f"{prefix}_{p.name}")
                 try:
                     params[p.name] = parse_positions(text, n)
-                except ValueError as e:
+                except InputError as e:
                     st.error(str(e))
                     params[p.name] = p.default
             else:
@@ -59,7 +60,7 @@ def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None =
 def built(key: str, n: int, params: dict, causal: bool):
     try:
         return masks.build(key, n, causal, **params)
-    except ValueError as e:
+    except InputError as e:
         st.error(str(e))
         return None
 
@@ -148,7 +149,7 @@ def live_section():
         st.caption("A decoder keeps its causal mask: the pattern is applied below the diagonal.")
     try:
         run, full, mask = _shared.masked_runs(name, _shared.device(), text, key, tuple(sorted(params.items())), causal)
-    except ValueError as e:
+    except InputError as e:
         st.error(str(e))
         return
     for note in run.notices:

@@ -11,6 +11,8 @@ import streamlit as st
 from app_pages import _shared
 from model.analysis import relative, shift
 from model.analysis.order import permute_run
+from model.data import text_input
+from model.engine.errors import InputError
 from model.engine.positions import sinusoidal
 from model.reference import softmax
 from viz import positional as vp
@@ -199,7 +201,7 @@ def order_section():
         return
     try:
         exp = _shared.order_experiment(name, a, b, _shared.device())
-    except ValueError as e:
+    except InputError as e:
         st.error(str(e))
         return
     for notice in exp.notices:
@@ -265,8 +267,7 @@ def length_section():
     if name:
         text = _shared.clip_text(st.text_area("Paste a long text", " ".join([ORDER_A] * 30), key="len_text"))
         meta = _shared.shipped_meta()[name]
-        encoder = meta["config"].get("kind") == "encoder"             # a decoder reads [BOS] + words, no [SEP]
-        n_tokens = len(_shared.load_tokenizer(name).encode(text, add_cls_sep=encoder, bos=not encoder).ids)
+        n_tokens = len(text_input.encode(_shared.load_tokenizer(name), text, text_input.rule_of(meta)).ids)
         max_len, kind = meta["config"]["max_len"], meta["config"].get("pos_encoding")
         if n_tokens <= max_len:
             st.success(f"{n_tokens} tokens: within {html.escape(name)}'s {max_len} positions.")

@@ -52,7 +52,7 @@ def controls(n_layers: int, n_heads: int) -> tuple[str, int, int, str]:
 
 
 def cross_section(run, layer: int, head: str):
-    src, written = run.src_tokens, run.extra["written"]
+    src, written = run.src_tokens, run.written
     st.markdown("Each row is one decoding step; it shows how that step spread its attention over the "
                 "English words. Queries come from the decoder, keys and values from the encoder output.")
     st.plotly_chart(plot_head_grid(run.cross_weights[layer], x_labels=src, y_labels=written,
@@ -68,12 +68,12 @@ def cross_section(run, layer: int, head: str):
 def alignment_section(run, layer: int, head: str):
     threshold = st.slider("Draw lines for weights of at least", 0.05, 0.9, 0.2, 0.05, key="tr_threshold")
     w = pick(run.cross_weights, layer, head)
-    st.plotly_chart(plot_alignment(w, src_tokens=run.src_tokens, tgt_tokens=run.extra["written"],
+    st.plotly_chart(plot_alignment(w, src_tokens=run.src_tokens, tgt_tokens=run.written,
                                    threshold=threshold, title=f"Alignment, layer {layer + 1}, {head}"),
                     width="stretch", key="tr_alignment")
     top = w.argmax(axis=1)
     st.caption("Strongest source word per target token: " + ", ".join(
-        f"{html.escape(t)} → {html.escape(run.src_tokens[s])}" for t, s in zip(run.extra["written"], top)))
+        f"{html.escape(t)} → {html.escape(run.src_tokens[s])}" for t, s in zip(run.written, top)))
 
 
 def self_section(run, layer: int, which: str):
@@ -93,7 +93,7 @@ def self_section(run, layer: int, which: str):
 
 def training_vs_inference(dev: str, text: str, run, layer: int, reference: str | None):
     _, tgt_tok = _shared.translator_tokenizers()
-    default = reference or run.extra["output"]
+    default = reference or run.output
     forced_text = st.text_input("Target fed to the decoder in training (teacher forcing)", default,
                                 max_chars=80, key=f"tr_forced_{text}",
                                 help="Edit it (say 餐厅 → 银行): training always feeds the true earlier tokens, "
@@ -112,14 +112,14 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
         logits = forced.logits
         probs = np.exp(logits - logits.max(-1, keepdims=True))
         probs /= probs.sum(-1, keepdims=True)
-        want = list(forced.extra["target_ids"]) + [EOS]
+        want = list(forced.target_ids) + [EOS]
         best = probs.argmax(-1)
         st.dataframe(pd.DataFrame({
-            "decoder input": forced.tokens, "should write": forced.extra["written"],
+            "decoder input": forced.tokens, "should write": forced.written,
             "model's top choice": [tgt_tok.vocab[i] for i in best],
             "p(should write)": probs[np.arange(len(want)), want]}), hide_index=True, column_config=FOUR_DIGITS)
         st.plotly_chart(plot_heatmap(forced.cross_weights[layer].mean(0), x_labels=forced.src_tokens,
-                                     y_labels=forced.extra["written"], x_title="source word",
+                                     y_labels=forced.written, x_title="source word",
                                      y_title="target (forced)", title=f"Cross-attention, layer {layer + 1}, mean"),
                         width="stretch", key="tr_forced_cross")
     with right:
@@ -164,19 +164,19 @@ except SourceError as e:
     st.stop()
 
 reference, held_out = examples.get(" ".join(text.lower().split()), (None, None))
-st.markdown(f"## {html.escape(run.extra['output'])}")
-score = run.extra["score"]
+st.markdown(f"## {html.escape(run.output)}")
+score = run.score
 # a confident translation has a log-probability like -3e-06: four decimals would print "-0.0000"
 line = (f"{method}{f' (width {width})' if method != 'greedy' else ''} · log-probability {score:.4g} "
         f"(probability {np.exp(score):.4f})")
 if reference:
     line += (f" · {held_out}, reference " + html.escape(reference)
-             + (" ✓ exact match" if reference == run.extra["output"] else " ✗ differs"))
+             + (" ✓ exact match" if reference == run.output else " ✗ differs"))
 st.caption(line)
-if run.extra["beams"]:
-    with st.expander(f"All {len(run.extra['beams'])} hypotheses the beam kept, best first"):
+if run.beams:
+    with st.expander(f"All {len(run.beams)} hypotheses the beam kept, best first"):
         rows = [{"translation": t, "log-probability": sc, "log-probability per token (ranks them)": sc / (len(t) + 1),
-                 "ended with [EOS]": f} for t, sc, f in run.extra["beams"]]
+                 "ended with [EOS]": f} for t, sc, f in run.beams]
         st.dataframe(pd.DataFrame(rows), hide_index=True)
 m = meta.get("metrics", {})
 if m:

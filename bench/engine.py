@@ -9,6 +9,7 @@ from torch import nn
 
 from model import reference as R
 from model.engine.attention import MultiHeadAttention
+from model.engine.capture import capturing
 from model.engine.config import ModelConfig
 from model.engine.transformer import Stack
 
@@ -69,7 +70,8 @@ def parity() -> dict:
     for mask in (None, torch.ones(32, 32, dtype=torch.bool).tril()):
         with torch.no_grad():
             fast, _ = m(x, mask=mask)
-            explicit, cap = m(x, mask=mask, capture=True)
+            with capturing():
+                explicit, cap = m(x, mask=mask)
         T = lambda t: t.detach().double().numpy()
         ref, ref_w, _ = R.multi_head_attention(
             T(x[0]), T(m.w_q.weight).T, T(m.w_k.weight).T, T(m.w_v.weight).T, T(m.w_o.weight).T, 4,

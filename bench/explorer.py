@@ -17,10 +17,12 @@ from bench._timing import cpu_ms as _cpu_ms
 from model import checkpoints
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
+from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
+from model.engine.capture import capturing
 from model.engine.config import preset
 from model.engine.transformer import Transformer
-from model.tasks.attention_run import capture_buffer, capture_stack, run_text
+from model.tasks.attention_run import capture_buffer, run_text, stack_intermediates
 from viz import grid, head_view
 from viz import stats as stat_viz
 
@@ -32,23 +34,24 @@ CHROMIUM = "/usr/bin/chromium"
 
 
 def _shipped_or_random(name: str, max_len: int, kind: str):
-    """(model, tokenizer, label): the shipped model, or a random compact one of the same shape family."""
+    """(model, tokenizer, label, text rule): the shipped model, or a random compact one of the same shape family."""
     if name in checkpoints.shipped():
         model, meta = checkpoints.load(name)
-        return model, WordTokenizer.from_dict(meta["tokenizer"]), name
+        return model, text_input.tokenizer_of(meta), name, text_input.rule_of(meta)
     tok = WordTokenizer.build([PARAGRAPH])
     torch.manual_seed(0)
     cfg = preset("compact-long" if max_len > 256 else "compact", len(tok), kind=kind, max_len=max_len)
-    return Transformer(cfg).eval(), tok, f"random {cfg.n_layers}x{cfg.n_heads} (no {name} in assets/)"
+    rule = "cls_sep" if kind == "encoder" else "bos"
+    return Transformer(cfg).eval(), tok, f"random {cfg.n_layers}x{cfg.n_heads} (no {name} in assets/)", rule
 
 
-def text_of(tok: WordTokenizer, n: int, cls_sep: bool) -> str:
+def text_of(tok: WordTokenizer, n: int, rule: str) -> str:
     """A text of the paragraph repeated that encodes to exactly n tokens."""
     words = (PARAGRAPH * (n // 10 + 2)).split()
     lo, hi = 1, len(words)
     while lo < hi:                                   # the fewest words that reach n tokens
         mid = (lo + hi) // 2
-        if len(tok.encode(" ".join(words[:mid]), add_cls_sep=cls_sep).ids) >= n:
+        if len(text_input.encode(tok, " ".join(words[:mid]), rule).ids) >= n:
             hi = mid
         else:
             lo = mid + 1
@@ -71,13 +74,12 @@ def page_figures(run, name: str, layer: int = 0, head: int = 0) -> list:
 
 
 def refresh(repeats: int) -> dict:
-    model, tok, label = _shipped_or_random(DEFAULT, 128, "encoder")
+    model, tok, label, rule = _shipped_or_random(DEFAULT, 128, "encoder")
     n = min(128, model.config.max_len)
-    cls_sep = model.config.kind == "encoder"
-    text = text_of(tok, n, cls_sep)
+    text = text_of(tok, n, rule)
 
     def once():
-        run = run_text(model, tok, text, add_cls_sep=cls_sep)
+        run = run_text(model, tok, text, rule)
         for fig in page_figures(run, label):
             fig.to_json()                            # what Streamlit serialises for the browser
     once()
@@ -86,7 +88,7 @@ def refresh(repeats: int) -> dict:
 
 
 def capture_ratio(name: str, n: int, kind: str, repeats: int) -> dict:
-    model, tok, label = _shipped_or_random(name, n, kind)
+    model, tok, label, _ = _shipped_or_random(name, n, kind)
     n = min(n, model.config.max_len)
     ids = torch.randint(len(tok.vocab) // 2, len(tok.vocab), (1, n))
 
@@ -97,7 +99,9 @@ def capture_ratio(name: str, n: int, kind: str, repeats: int) -> dict:
     @torch.inference_mode()
     def captured():                                   # as run_text: one preallocated buffer, numpy view
         buf = capture_buffer(model, n)
-        capture_stack(model.encode(ids, capture=True, weights_out=buf), weights=buf)
+        with capturing(weights_into=buf):
+            out = model.encode(ids)
+        buf[:, 0].numpy(), torch.cat(out.hidden).numpy()
     fast(), captured()
     t = {"fast": [], "capture": []}
     for _ in range(repeats):                          # interleaved: both see the same machine load
@@ -118,16 +122,19 @@ def capture_memory(name: str, n: int, kind: str) -> dict:
         ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 16)   # big blocks via mmap, returned on free: honest RSS
     except (OSError, AttributeError):
         pass
-    model, tok, _ = _shipped_or_random(name, n, kind)
+    model, tok, _, _ = _shipped_or_random(name, n, kind)
     n = min(n, model.config.max_len)
     ids = torch.randint(len(tok.vocab) // 2, len(tok.vocab), (1, n))
 
     def buffered():
         buf = capture_buffer(model, n)
-        return capture_stack(model.encode(ids, capture=True, weights_out=buf), weights=buf)["weights"]
+        with capturing(weights_into=buf):
+            model.encode(ids)
+        return buf[:, 0].numpy()
 
     def concatenated():
-        return capture_stack(model.encode(ids, capture=True))["weights"]
+        with capturing():
+            return stack_intermediates(model.encode(ids).intermediates, "weights")
     out = {}
     with torch.inference_mode():
         for label, fn in (("buffer", buffered), ("concat", concatenated)):

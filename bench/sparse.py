@@ -87,7 +87,7 @@ def _run(quick: bool) -> dict:
     rounds = 3 if quick else 6
     sizes = [2048, 4096, 8192, N_BIG]
     dense_sizes = [8192, N_BIG] if quick else sizes
-    cost._release_freed_memory()                                   # honest RSS peaks (see model.analysis.cost)
+    cost.release_freed_memory()                                   # honest RSS peaks (see model.analysis.cost)
     x = {n: _inputs(n) for n in sizes}                             # first, before any big block is freed
     # every sparse sample does the same work (16k query rows: N_BIG // n calls), so a burst of load or a timer
     # tick weighs alike on every size; times are per call
@@ -99,7 +99,7 @@ def _run(quick: bool) -> dict:
     dense = {("dense", n): (lambda n=n: cost.dense_masked(*x[n], cost.window_blocked(n, W))) for n in dense_sizes}
     peak_s = _peak_mib(sparse[("sparse", N_BIG)])
     peak_d = _peak_mib(dense[("dense", N_BIG)])
-    cost._release_freed_memory(64 << 20, keep=512 << 20)           # back to heap reuse for the timings
+    cost.release_freed_memory(64 << 20, keep=512 << 20)           # back to heap reuse for the timings
     for fn in sparse.values():                                     # warm-up: masks cached, heap grown
         fn()
     # the sparse variants among themselves, then dense: 2 GiB dense passes would flush the caches between them

@@ -9,6 +9,7 @@ import torch
 
 from model import checkpoints
 from model.analysis import steps
+from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
@@ -50,11 +51,12 @@ def run(quick: bool = False) -> dict:
     names = _text_models()
     if names:
         model, meta = checkpoints.load(names[0])
-        tok = WordTokenizer.from_dict(meta["tokenizer"])
+        tok, rule = text_input.tokenizer_of(meta), text_input.rule_of(meta)
     else:                                            # nothing shipped yet: a random model of the shipped size
         tok = WordTokenizer.build([TEXT])
         model = Transformer(ModelConfig(vocab_size=len(tok), d_model=128, n_heads=4, n_layers=4, d_ff=512)).eval()
-    ids, tokens, _ = steps.encode_text(model, tok, TEXT)
+        rule = "cls_sep"
+    ids, tokens, _ = steps.encode_text(model, tok, TEXT, rule)
     mask = steps.model_mask(model, len(ids))
     hidden = steps.layer_inputs(model, ids)
     repeats = 3 if quick else 10
@@ -65,7 +67,7 @@ def run(quick: bool = False) -> dict:
                "steps_rerun_over_forward": rerun_ms / forward_ms}
     for name in names:
         m, meta = checkpoints.load(name)
-        ids, tokens, _ = steps.encode_text(m, WordTokenizer.from_dict(meta["tokenizer"]), TEXT)
+        ids, tokens, _ = steps.encode_text(m, text_input.tokenizer_of(meta), TEXT, text_input.rule_of(meta))
         mask, hidden = steps.model_mask(m, len(ids)), steps.layer_inputs(m, ids)
         worst = max(max(steps.agreement(steps.head_steps(m, hidden[layer], layer, h, mask), m, mask).values())
                     for layer in range(m.config.n_layers) for h in range(m.config.n_heads))

@@ -75,14 +75,19 @@ def layer_norm(x, gamma=None, beta=None, eps: float = 1e-5):
     return y * (1.0 if gamma is None else gamma) + (0.0 if beta is None else beta)
 
 
+def gelu(x: np.ndarray) -> np.ndarray:
+    """GELU(x) = x·Φ(x) = ½x(1 + erf(x/√2)), the exact form (Hendrycks & Gimpel 2016)."""
+    from math import erf
+    return 0.5 * x * (1.0 + np.vectorize(erf)(x / np.sqrt(2.0)))
+
+
 def feed_forward(x, W1, b1, W2, b2, activation: str = "relu"):
     """FFN(x) = act(x W1 + b1) W2 + b2, position by position; act = max(0, ·) or GELU (erf form)."""
     h = np.asarray(x, dtype=np.float64) @ W1 + b1
     if activation == "relu":
         h = np.maximum(h, 0.0)
     else:
-        from math import erf
-        h = 0.5 * h * (1.0 + np.vectorize(erf)(h / np.sqrt(2.0)))
+        h = gelu(h)
     return h @ W2 + b2
 
 

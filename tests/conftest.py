@@ -27,6 +27,7 @@ def save_random_text_model(folder, name: str, text: str, seed: int = 0, **config
     cfg = ModelConfig(vocab_size=len(tok), **config)
     model = Transformer(cfg).eval()
     checkpoints.save(name, model, {"arch": "model.engine.transformer:Transformer", "config": cfg.to_dict(),
-                                   "tokenizer": tok.to_dict(), "modality": "text", "recipe": {}, "metrics": {}},
+                                   "tokenizer": tok.to_dict(), "modality": "text", "recipe": {}, "metrics": {},
+                                   "text_input": "bos" if cfg.kind == "decoder" else "cls_sep"},
                      assets=folder)
     return model, tok

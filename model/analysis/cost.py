@@ -60,7 +60,7 @@ def flex_fn(n: int, width: int, n_global: int = 0, device="cpu", compile: bool =
 
 
 # ---- measuring ------------------------------------------------------------------------------------
-def _release_freed_memory(threshold: int = 1 << 16, keep: int | None = None):
+def release_freed_memory(threshold: int = 1 << 16, keep: int | None = None):
     """glibc: serve new blocks over `threshold` bytes with mmap and return them on free, so RSS peaks are honest
     (memory freed into the heap before this call can still be reused: measure in a fresh process). With `keep`,
     up to that many freed bytes stay mapped at the heap top, so timed loops do not fault fresh pages each call."""
@@ -148,7 +148,7 @@ def measure(method: str, n: int, width: int = 128, n_global: int = 0, dilation: 
 
 def sweep(methods, sizes, dense_limit: int = 16384, **kw):
     """Yield measure(...) for each size and method; dense methods above dense_limit are skipped."""
-    _release_freed_memory()
+    release_freed_memory()
     for n in sizes:
         for m in methods:
             if m.startswith("dense") and n > dense_limit:

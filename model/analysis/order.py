@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from model.data import text_input
+from model.engine.errors import InputError
 from model.tasks.attention_run import run_text
-from model.tasks.results import AttentionRun
+from model.tasks.results import TextRun
 
 
 @dataclass
@@ -27,10 +29,10 @@ class OrderExperiment:
 def find_permutation(tokens_a: list[str], tokens_b: list[str]) -> np.ndarray:
     """perm with tokens_b[i] == tokens_a[perm[i]]; repeated tokens are matched in reading order.
 
-    Raises ValueError naming the first token that does not match when B is not a reordering of A.
+    Raises InputError naming the first token that does not match when B is not a reordering of A.
     """
     if len(tokens_a) != len(tokens_b):
-        raise ValueError(f"the second sentence has {len(tokens_b)} tokens and the first {len(tokens_a)}: "
+        raise InputError(f"the second sentence has {len(tokens_b)} tokens and the first {len(tokens_a)}: "
                          "it must use exactly the same words, reordered")
     free: dict[str, list[int]] = {}
     for i, t in enumerate(tokens_a):
@@ -38,20 +40,20 @@ def find_permutation(tokens_a: list[str], tokens_b: list[str]) -> np.ndarray:
     perm = []
     for t in tokens_b:
         if not free.get(t):
-            raise ValueError(f"'{t}' in the second sentence is not a leftover word of the first: "
+            raise InputError(f"'{t}' in the second sentence is not a leftover word of the first: "
                              "it must use exactly the same words, reordered")
         perm.append(free[t].pop(0))
     return np.array(perm)
 
 
-def permute_run(run: AttentionRun, perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def permute_run(run: TextRun, perm: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Reorder a run's final output (N, C) and attention (L, H, N, N) by perm, rows and columns."""
     out = run.hidden[-1][perm]                                             # (N, C)
     weights = run.weights[:, :, perm][:, :, :, perm]                       # (L, H, N, N)
     return out, weights
 
 
-def permutation_errors(run_a: AttentionRun, run_b: AttentionRun, perm: np.ndarray) -> tuple[dict, np.ndarray]:
+def permutation_errors(run_a: TextRun, run_b: TextRun, perm: np.ndarray) -> tuple[dict, np.ndarray]:
     """Largest differences between run_b and run_a reordered by perm.
 
     Returns ({"output", "attention", "output_scale"}, per-layer attention error (L,)).
@@ -65,18 +67,17 @@ def permutation_errors(run_a: AttentionRun, run_b: AttentionRun, perm: np.ndarra
     return errors, per_layer
 
 
-def order_experiment(model, tokenizer, text_a: str, text_b: str) -> OrderExperiment:
+def order_experiment(model, tokenizer, text_a: str, text_b: str, rule: str = "cls_sep") -> OrderExperiment:
     """Run text_a and text_b (a reordering of it) with positions off and on; measure how far the
     second run is from the first one reordered. Encoders only: a causal mask alone breaks the symmetry.
     """
     if model.config.kind != "encoder":
-        raise ValueError(f"the order experiment needs an encoder; this model is a {model.config.kind} "
+        raise InputError(f"the order experiment needs an encoder; this model is a {model.config.kind} "
                          "(its causal mask already depends on order)")
-    enc_a = tokenizer.encode(text_a, add_cls_sep=True)
-    enc_b = tokenizer.encode(text_b, add_cls_sep=True)
+    enc_a, enc_b = text_input.encode(tokenizer, text_a, rule), text_input.encode(tokenizer, text_b, rule)
     limit = model.config.max_len
     if max(len(enc_a.ids), len(enc_b.ids)) > limit:
-        raise ValueError(f"the sentences have {max(len(enc_a.ids), len(enc_b.ids))} tokens; this model's "
+        raise InputError(f"the sentences have {max(len(enc_a.ids), len(enc_b.ids))} tokens; this model's "
                          f"learned position table stops at max_len={limit}")
     perm = find_permutation(enc_a.tokens, enc_b.tokens)
     exp = OrderExperiment(tokens_a=enc_a.tokens, tokens_b=enc_b.tokens, perm=perm)
@@ -84,8 +85,8 @@ def order_experiment(model, tokenizer, text_a: str, text_b: str) -> OrderExperim
     if unknown:
         exp.notices.append("Not in the model's vocabulary (read as [UNK]): " + ", ".join(unknown))
     for key, positions in (("off", False), ("on", True)):
-        run_a = run_text(model, tokenizer, text_a, positions=positions)
-        run_b = run_text(model, tokenizer, text_b, positions=positions)
+        run_a = run_text(model, tokenizer, text_a, rule, positions=positions)
+        run_b = run_text(model, tokenizer, text_b, rule, positions=positions)
         exp.runs[key] = (run_a, run_b)
         exp.errors[key], exp.layer_errors[key] = permutation_errors(run_a, run_b, perm)
     return exp
@@ -97,14 +98,13 @@ def main(argv=None):
     import json
 
     from model import checkpoints
-    from model.data.word_tokenizer import WordTokenizer
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("--model", default="coref_encoder")
     p.add_argument("a", nargs="?", default="The woman ate the raccoon.")
     p.add_argument("b", nargs="?", default="The raccoon ate the woman.")
     args = p.parse_args(argv)
     model, meta = checkpoints.load(args.model)
-    exp = order_experiment(model, WordTokenizer.from_dict(meta["tokenizer"]), args.a, args.b)
+    exp = order_experiment(model, text_input.tokenizer_of(meta), args.a, args.b, text_input.rule_of(meta))
     print(json.dumps({"model": args.model, "a": args.a, "b": args.b,
                       **{f"positions_{k}_{m}": v for k, e in exp.errors.items() for m, v in e.items()}}, indent=1))
 

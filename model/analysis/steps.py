@@ -6,12 +6,13 @@ Row form throughout (tokens are rows). The engine's nn.Linear computes y = x W�
 W_Q in row form is w_q.weight[h*D:(h+1)*D, :].T, shape (C, D).
 """
 from dataclasses import dataclass, fields
-from math import erf
 
 import numpy as np
 import torch
 
 from model import reference
+from model.data import text_input
+from model.engine.capture import KEEPABLE, capturing
 from model.engine.transformer import causal_mask
 
 MAX_TOKENS = 32          # T×T matrices beyond this stop being readable on a slide
@@ -55,11 +56,10 @@ class HeadSteps:
                 if isinstance(getattr(self, f.name), np.ndarray)}
 
 
-def encode_text(model, tokenizer, text: str, max_tokens: int = MAX_TOKENS):
-    """Token ids the way the model reads them ([CLS] … [SEP] for an encoder, [BOS] … for a
-    decoder), cut to max_tokens. Returns (ids (T,) int64, tokens, notices)."""
-    decoder = model.config.kind == "decoder"
-    enc = tokenizer.encode(text, add_cls_sep=not decoder, bos=decoder)
+def encode_text(model, tokenizer, text: str, rule: str, max_tokens: int = MAX_TOKENS):
+    """Token ids the way the model reads them (its text rule, model.data.text_input), cut to max_tokens.
+    Returns (ids (T,) int64, tokens, notices)."""
+    enc = text_input.encode(tokenizer, text, rule)
     limit = min(max_tokens, model.config.max_len)
     notices = []
     if len(enc.ids) > limit:
@@ -83,7 +83,8 @@ def layer_inputs(model, ids: np.ndarray, positions: bool = True) -> np.ndarray:
     """The vectors entering every layer and the last output. ids: (T,) -> (L + 1, T, C) float64
     (hidden[0] = embeddings + positions; hidden[l] enters layer l)."""
     device = next(model.parameters()).device
-    out = model.encode(torch.as_tensor(ids, device=device)[None], capture=True, positions=positions)
+    with capturing():
+        out = model.encode(torch.as_tensor(ids, device=device)[None], positions=positions)
     return np.stack([_np(h[0]) for h in out.hidden])
 
 
@@ -157,7 +158,7 @@ def multi_head(model, X: np.ndarray, layer: int, mask=None, norm: str | None = N
 
 @torch.inference_mode()
 def explicit_path(model, X: np.ndarray, layer: int, mask=None, norm: str | None = None) -> dict:
-    """The model's own explicit attention path (MultiHeadAttention(capture=True, keep_qkv=True)) on
+    """The model's own explicit attention path (MultiHeadAttention inside capturing(q, k, v, scores)) on
     the same layer input, float32 torch. Returns q, k, v (H, T, D), scores (H, T, T) scaled and
     masked, weights (H, T, T), heads (H, T, D) = weights v, out (T, C)."""
     attn = _attn(model, layer)
@@ -165,7 +166,8 @@ def explicit_path(model, X: np.ndarray, layer: int, mask=None, norm: str | None 
     x_in = attention_input(model, np.asarray(X, dtype=np.float64), layer, norm)
     x = torch.tensor(x_in, dtype=torch.float32, device=device)[None]               # (1, T, C)
     m = None if mask is None else torch.as_tensor(np.asarray(mask, dtype=bool), device=device)
-    out, cap = attn(x, mask=m, capture=True, keep_qkv=True)
+    with capturing(*KEEPABLE):
+        out, cap = attn(x, mask=m)
     return {"q": _np(cap.q[0]), "k": _np(cap.k[0]), "v": _np(cap.v[0]), "scores": _np(cap.scores[0]),
             "weights": _np(cap.weights[0]), "heads": _np((cap.weights @ cap.v)[0]), "out": _np(out[0])}
 
@@ -219,7 +221,7 @@ def layer_trace(model, X: np.ndarray, layer: int, token: int, mask=None, norm: s
 
     def hidden(x):                    # (C,) -> (F,): the FFN's first layer and its activation
         h = x @ W1 + b1
-        return np.maximum(h, 0.0) if act == "relu" else 0.5 * h * (1.0 + np.vectorize(erf)(h / np.sqrt(2.0)))
+        return np.maximum(h, 0.0) if act == "relu" else reference.gelu(h)
 
     def ffn(x):
         return hidden(x) @ W2 + b2

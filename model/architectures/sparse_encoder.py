@@ -3,6 +3,7 @@ the blocked kernel of `model.engine.sparse` in the fast path (training, plain in
 same pattern as a dense boolean mask whenever attention weights are captured for a page."""
 import torch
 
+from model.engine.capture import active
 from model.engine.config import ModelConfig
 from model.engine.sparse import SlidingWindow
 from model.engine.transformer import StackOutput, Transformer
@@ -15,10 +16,9 @@ class SparseTransformer(Transformer):
     def __init__(self, config: ModelConfig, width: int, n_global: int = 0, dilation: int = 1):
         if config.kind != "encoder":
             raise ValueError(f"SparseTransformer is an encoder; got kind={config.kind!r}")
-        super().__init__(config)
-        self.pattern = SlidingWindow(width, n_global, dilation)
-        for layer in self.encoder.layers:
-            layer.self_attn.attn_fn = self.pattern
+        pattern = SlidingWindow(width, n_global, dilation)
+        super().__init__(config, kernel=pattern)
+        self.pattern = pattern
 
     @classmethod
     def from_config(cls, config: dict) -> "SparseTransformer":
@@ -37,9 +37,9 @@ class SparseTransformer(Transformer):
         """(n, n) bool, True = may attend: the model's own pattern as a dense mask."""
         return torch.from_numpy(self.pattern.mask(n)).to(device)
 
-    def encode(self, ids, mask=None, capture=False, kv_caches=None, **kwargs) -> StackOutput:
+    def encode(self, ids, mask=None, kv_caches=None, **kwargs) -> StackOutput:
         """mask=None means the model's own pattern: the kernel when nothing is captured, else the dense
         mask with the same meaning. An explicit mask (e.g. full attention) replaces the pattern."""
-        if mask is None and (capture or kv_caches is not None):
+        if mask is None and (active() is not None or kv_caches is not None):
             mask = self.pattern_mask(ids.shape[1], ids.device)
-        return super().encode(ids, mask=mask, capture=capture, kv_caches=kv_caches, **kwargs)
+        return super().encode(ids, mask=mask, kv_caches=kv_caches, **kwargs)

@@ -7,16 +7,12 @@ import numpy as np
 import torch
 
 from model.architectures.vit import ViT, ViTConfig
-from model.engine.masks import swin_window_mask
+from model.engine.masks import swin_window_ids, swin_window_mask
 
 
 def window_ids(grid: tuple[int, int], window: int, shift: int = 0) -> np.ndarray:
-    """(gh, gw) int: the window each patch belongs to, windows offset by `shift` patches."""
-    gh, gw = grid
-    rows = (np.arange(gh) + window - shift) // window                  # (gh,)
-    cols = (np.arange(gw) + window - shift) // window                  # (gw,)
-    ids = rows[:, None] * (gw + window) + cols[None, :]
-    return np.unique(ids, return_inverse=True)[1].reshape(gh, gw)          # numbered 0, 1, .. row-major
+    """(gh, gw) int: the window each patch belongs to (model.engine.masks.swin_window_ids on the grid)."""
+    return swin_window_ids(grid[0], grid[1], window, shift).reshape(grid)
 
 
 def window_mask(grid: tuple[int, int], window: int, shift: int = 0) -> np.ndarray:

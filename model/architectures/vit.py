@@ -77,12 +77,11 @@ class ViT(nn.Module):
         """Per-layer bool (N+1, N+1) "may attend" masks; None = every token sees every token."""
         return None
 
-    def encode(self, images, capture=False, keep_qkv=False):
+    def encode(self, images):
         """images: (B, C, H, W) -> StackOutput with x (B, N+1, C_model), <cls> first."""
         x = self.patch_embed(patchify(images, self.config.patch_size))     # (B, N, C)
         x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)      # (B, N+1, C)
-        return self.encoder(x + self.pos, mask=self.layer_masks(images.device), capture=capture,
-                            keep_qkv=keep_qkv)
+        return self.encoder(x + self.pos, mask=self.layer_masks(images.device))
 
     def forward(self, images):
         return self.head(self.encode(images).x[:, 0])

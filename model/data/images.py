@@ -10,13 +10,15 @@ from dataclasses import dataclass, field
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from model.engine.errors import InputError
+
 FORMATS = ("PNG", "JPEG", "GIF", "WEBP", "BMP")
 MAX_BYTES = 8 * 1024 * 1024
 MAX_PIXELS = 25_000_000          # 5,000 × 5,000; a phone photo (12 MP) passes
 MIN_SIDE = 8
 
 
-class ImageError(ValueError):
+class ImageError(InputError):
     """An image that cannot be used; the message says why and what is accepted."""
 
 

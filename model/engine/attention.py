@@ -1,25 +1,17 @@
 """Multi-head scaled dot-product attention (Vaswani et al. 2017, eq. 1): softmax(QKᵀ/√d_k)V.
 
-Two paths: a fast one (`F.scaled_dot_product_attention`) for training and whenever nobody
-looks, and an explicit one that also returns the weights (and, on request, q, k, v, scores).
+Two paths: a fast one (`F.scaled_dot_product_attention`, or a kernel given at construction) for training
+and whenever nobody looks, and an explicit one, taken inside `model.engine.capture.capturing()`, that also
+returns the weights (and, on request, q, k, v, scores).
 Masks are boolean "may attend" tensors (True = may attend), broadcastable to (B, H, Tq, Tk).
 """
 import math
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-
-@dataclass
-class AttentionCapture:
-    """What one attention call exposes. weights: (B, H, Tq, Tk); q: (B, H, Tq, D); k, v: (B, H, Tk, D)."""
-    weights: torch.Tensor
-    q: torch.Tensor | None = None
-    k: torch.Tensor | None = None
-    v: torch.Tensor | None = None
-    scores: torch.Tensor | None = None   # scaled, masked with -inf, before softmax
+from model.engine.capture import Intermediates, active
 
 
 def attention(q, k, v, mask=None):
@@ -61,9 +53,12 @@ def attention_into(q, k, v, mask=None, out=None):
 
 
 class MultiHeadAttention(nn.Module):
-    """Self- or cross-attention: queries from x, keys and values from `context` (default x)."""
+    """Self- or cross-attention: queries from x, keys and values from `context` (default x).
 
-    def __init__(self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0):
+    kernel: optional fast-path attention kernel(q, k, v) -> (B, H, Tq, D) (e.g. the sliding window of
+    model.engine.sparse), used when no mask, cache or capture is asked for."""
+
+    def __init__(self, d_model: int, n_heads: int, bias: bool = True, dropout: float = 0.0, kernel=None):
         super().__init__()
         if d_model % n_heads:
             raise ValueError(f"d_model={d_model} must split evenly across n_heads={n_heads}")
@@ -73,9 +68,7 @@ class MultiHeadAttention(nn.Module):
         self.w_v = nn.Linear(d_model, d_model, bias=bias)
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = dropout
-        # optional fast-path kernel attn_fn(q, k, v) -> (B, H, Tq, D), used when no mask, cache or capture
-        # is asked for (e.g. model.engine.sparse.SlidingWindow); set once at construction, never per call
-        self.attn_fn = None
+        self.kernel = kernel
 
     def split_heads(self, x):
         B, T, C = x.shape
@@ -85,13 +78,11 @@ class MultiHeadAttention(nn.Module):
         B, H, T, D = x.shape
         return x.transpose(1, 2).reshape(B, T, H * D)                       # (B, T, C)
 
-    def forward(self, x, context=None, mask=None, capture=False, keep_qkv=False, kv_cache=None,
-                weights_out=None):
+    def forward(self, x, context=None, mask=None, kv_cache=None):
         """x: (B, Tq, C); context: (B, Tk, C) or None; mask: bool (Tq, Tk) or broadcastable.
-        weights_out: optional (B, H, Tq, Tk) buffer the captured weights are written into (inference).
 
         kv_cache: optional dict; when given, new keys/values are appended to cache["k"], cache["v"]
-        (incremental decoding). Returns (out (B, Tq, C), AttentionCapture or None).
+        (incremental decoding). Returns (out (B, Tq, C), Intermediates inside `capturing()`, else None).
         """
         src = x if context is None else context
         q = self.split_heads(self.w_q(x))
@@ -101,16 +92,17 @@ class MultiHeadAttention(nn.Module):
                 k = torch.cat([kv_cache["k"], k], dim=2)
                 v = torch.cat([kv_cache["v"], v], dim=2)
             kv_cache["k"], kv_cache["v"] = k, v
-        if not capture and self.attn_fn is not None and mask is None and kv_cache is None:
-            return self.w_o(self.merge_heads(self.attn_fn(q, k, v))), None
-        if not capture:
+        request = active()
+        if request is None:
+            if self.kernel is not None and mask is None and kv_cache is None:
+                return self.w_o(self.merge_heads(self.kernel(q, k, v))), None
             p = self.dropout if self.training else 0.0
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
             return self.w_o(self.merge_heads(y)), None
-        if not keep_qkv and not torch.is_grad_enabled():     # in-place ops: inference only
-            y, weights = attention_into(q, k, v, mask, out=weights_out)
-            return self.w_o(self.merge_heads(y)), AttentionCapture(weights=weights)
+        if request.weights_only and not torch.is_grad_enabled():     # in-place ops: inference only
+            shape = (q.shape[0], self.n_heads, q.shape[2], k.shape[2])
+            y, weights = attention_into(q, k, v, mask, out=request.buffer_for(shape))
+            return self.w_o(self.merge_heads(y)), Intermediates(weights=weights)
         y, weights, scores = attention(q, k, v, mask)
-        cap = AttentionCapture(weights=weights)
-        cap.q, cap.k, cap.v, cap.scores = q, k, v, scores
-        return self.w_o(self.merge_heads(y)), cap
+        kept = {name: t for name, t in (("q", q), ("k", k), ("v", v), ("scores", scores)) if name in request.keep}
+        return self.w_o(self.merge_heads(y)), Intermediates(weights=weights, **kept)

@@ -6,6 +6,8 @@ from torch import nn
 from model.engine.attention import MultiHeadAttention
 from model.engine.config import ModelConfig
 
+ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}     # GELU in its exact erf form, as BERT
+
 
 class FeedForward(nn.Module):
     """FFN(x) = act(x W1 + b1) W2 + b2, applied to each position alone. (B, T, C) -> (B, T, C)."""
@@ -13,7 +15,7 @@ class FeedForward(nn.Module):
     def __init__(self, d_model: int, d_ff: int, activation: str = "relu", dropout: float = 0.0):
         super().__init__()
         self.lin1, self.lin2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
-        self.act = F.relu if activation == "relu" else F.gelu
+        self.act = ACTIVATIONS[activation]
         self.drop = nn.Dropout(dropout)
 
     def forward(self, x):
@@ -23,11 +25,11 @@ class FeedForward(nn.Module):
 class Block(nn.Module):
     """One layer: masked self-attention, optional cross-attention, FFN; each wrapped in Add & Norm."""
 
-    def __init__(self, config: ModelConfig, cross: bool = False):
+    def __init__(self, config: ModelConfig, cross: bool = False, kernel=None):
         super().__init__()
         c = config
         self.pre = c.norm == "pre"
-        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, dropout=c.dropout)
+        self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, dropout=c.dropout, kernel=kernel)
         self.norm1 = nn.LayerNorm(c.d_model)
         self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, dropout=c.dropout) if cross else None
         self.norm_cross = nn.LayerNorm(c.d_model) if cross else None
@@ -37,21 +39,18 @@ class Block(nn.Module):
 
     def _sublayer(self, x, norm, fn):
         if self.pre:                       # x + f(LN(x))
-            y, cap = fn(norm(x))
-            return x + self.drop(y), cap
-        y, cap = fn(x)                     # LN(x + f(x))
-        return norm(x + self.drop(y)), cap
+            y, inter = fn(norm(x))
+            return x + self.drop(y), inter
+        y, inter = fn(x)                   # LN(x + f(x))
+        return norm(x + self.drop(y)), inter
 
-    def forward(self, x, mask=None, memory=None, memory_mask=None, capture=False, keep_qkv=False,
-                kv_cache=None, weights_out=None):
-        """x: (B, T, C); memory: (B, S, C) encoder output for cross-attention; weights_out: optional
-        (B, H, T, T) buffer for the captured self-attention weights.
-        Returns (x, self AttentionCapture | None, cross AttentionCapture | None)."""
-        x, cap = self._sublayer(x, self.norm1, lambda h: self.self_attn(
-            h, mask=mask, capture=capture, keep_qkv=keep_qkv, kv_cache=kv_cache, weights_out=weights_out))
-        cross_cap = None
+    def forward(self, x, mask=None, memory=None, memory_mask=None, kv_cache=None):
+        """x: (B, T, C); memory: (B, S, C) encoder output for cross-attention.
+        Returns (x, self-attention Intermediates | None, cross-attention Intermediates | None)."""
+        x, inter = self._sublayer(x, self.norm1, lambda h: self.self_attn(h, mask=mask, kv_cache=kv_cache))
+        cross = None
         if self.cross_attn is not None:
-            x, cross_cap = self._sublayer(x, self.norm_cross, lambda h: self.cross_attn(
-                h, context=memory, mask=memory_mask, capture=capture, keep_qkv=keep_qkv))
+            x, cross = self._sublayer(x, self.norm_cross,
+                                      lambda h: self.cross_attn(h, context=memory, mask=memory_mask))
         x, _ = self._sublayer(x, self.norm2, lambda h: (self.ffn(h), None))
-        return x, cap, cross_cap
+        return x, inter, cross

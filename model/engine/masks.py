@@ -11,6 +11,8 @@ from typing import Callable
 
 import numpy as np
 
+from model.engine.errors import InputError
+
 
 # ---- row rules: i (R,) query positions -> (R, n) bool ----------------------------------------
 def _offsets(i, n):
@@ -73,7 +75,7 @@ def _block_local(i, n, block=4):
 
 def _swin(i, n, grid_w=8, window=4, shift=0):
     if n % grid_w:
-        raise ValueError(f"N={n} patches do not fill rows of {grid_w}: choose N a multiple of the grid width")
+        raise InputError(f"N={n} patches do not fill rows of {grid_w}: choose N a multiple of the grid width")
     win = swin_window_ids(n // grid_w, grid_w, window, shift)
     return win[np.asarray(i)][:, None] == win[None, :]
 
@@ -162,7 +164,7 @@ PATTERNS: dict[str, Pattern] = {p.key: p for p in [
 def build(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
     """(n, n) bool mask of a registered pattern, e.g. build("window", 16, width=2)."""
     if key not in PATTERNS:
-        raise KeyError(f"unknown mask pattern {key!r}; choose one of {sorted(PATTERNS)}")
+        raise InputError(f"unknown mask pattern {key!r}; choose one of {sorted(PATTERNS)}")
     return PATTERNS[key].build(n, causal, **params)
 
 
@@ -230,13 +232,15 @@ def padding(n: int, length: int, causal: bool = False) -> np.ndarray:
 
 
 def swin_window_ids(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
-    """(grid_h·grid_w,) int window index of each patch (row-major) under Swin windows shifted by `shift`."""
+    """(grid_h·grid_w,) int window index of each patch (row-major) under Swin windows shifted by `shift`,
+    numbered 0, 1, … in row-major order of the windows."""
     if min(grid_h, grid_w, window) < 1 or not 0 <= shift < window:
-        raise ValueError(f"need grid, window >= 1 and 0 <= shift < window (got {grid_h}x{grid_w}, "
+        raise InputError(f"need grid, window >= 1 and 0 <= shift < window (got {grid_h}x{grid_w}, "
                          f"window={window}, shift={shift})")
     rows = (np.arange(grid_h) + (window - shift) % window) // window      # window index of each row
     cols = (np.arange(grid_w) + (window - shift) % window) // window
-    return (rows[:, None] * (grid_w + window) + cols[None, :]).reshape(-1)
+    ids = (rows[:, None] * (grid_w + window) + cols[None, :]).reshape(-1)
+    return np.unique(ids, return_inverse=True)[1].reshape(-1)
 
 
 def swin_window_mask(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
@@ -303,7 +307,7 @@ def row_counts(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
         return np.minimum(p["length"], i + 1) if causal else np.full(n, min(p["length"], n))
     if key == "swin" and not causal:
         if n % p["grid_w"]:
-            raise ValueError(f"N={n} patches do not fill rows of {p['grid_w']}")
+            raise InputError(f"N={n} patches do not fill rows of {p['grid_w']}")
         ids = swin_window_ids(n // p["grid_w"], p["grid_w"], p["window"], p["shift"])
         return np.bincount(ids)[ids]
     chunk = 256                                                          # no closed form (e.g. bigbird)

@@ -151,7 +151,7 @@ def sliding_window_attention(q, k, v, width: int = 128, block: int = 64, dilatio
 
 
 class SlidingWindow:
-    """A configured kernel usable as MultiHeadAttention's `attn_fn(q, k, v) -> out`, plus the dense mask
+    """A configured kernel usable as MultiHeadAttention's `kernel(q, k, v) -> out`, plus the dense mask
     with the same meaning (for the explicit path that returns weights)."""
 
     def __init__(self, width: int, n_global: int = 0, dilation: int = 1, block: int = 64):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 
-from model.engine.attention import AttentionCapture
+from model.engine.capture import active
 from model.engine.config import ModelConfig
 from model.engine.layers import Block
 from model.engine.positions import PositionalEncoding
@@ -23,36 +23,36 @@ def causal_mask(T: int, device=None, offset: int = 0) -> torch.Tensor:
 
 @dataclass
 class StackOutput:
-    """x: (B, T, C) final hidden; hidden: n_layers + 1 tensors (B, T, C), the input first."""
+    """x: (B, T, C) final hidden. Inside `capturing()`: hidden, n_layers + 1 tensors (B, T, C) with the
+    input first; intermediates and cross_intermediates, one Intermediates per layer (cross: None without
+    cross-attention). Outside: empty lists."""
     x: torch.Tensor
     hidden: list = field(default_factory=list)
-    self_caps: list = field(default_factory=list)     # AttentionCapture per layer (capture=True)
-    cross_caps: list = field(default_factory=list)
+    intermediates: list = field(default_factory=list)
+    cross_intermediates: list = field(default_factory=list)
 
 
 class Stack(nn.Module):
-    """n_layers Blocks; pre-LN stacks end with a final LayerNorm."""
+    """n_layers Blocks; pre-LN stacks end with a final LayerNorm. kernel: optional fast-path attention
+    kernel given to every self-attention (see MultiHeadAttention)."""
 
-    def __init__(self, config: ModelConfig, n_layers: int, cross: bool = False):
+    def __init__(self, config: ModelConfig, n_layers: int, cross: bool = False, kernel=None):
         super().__init__()
-        self.layers = nn.ModuleList(Block(config, cross=cross) for _ in range(n_layers))
+        self.layers = nn.ModuleList(Block(config, cross=cross, kernel=kernel) for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(config.d_model) if config.norm == "pre" else nn.Identity()
 
-    def forward(self, x, mask=None, memory=None, memory_mask=None, capture=False, keep_qkv=False,
-                kv_caches=None, weights_out=None) -> StackOutput:
-        """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse).
-        weights_out: optional (L, B, H, T, T) buffer; layer i writes its captured weights into [i]."""
-        out = StackOutput(x=x, hidden=[x] if capture else [])
+    def forward(self, x, mask=None, memory=None, memory_mask=None, kv_caches=None) -> StackOutput:
+        """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse)."""
+        keep = active() is not None
+        out = StackOutput(x=x, hidden=[x] if keep else [])
         for i, layer in enumerate(self.layers):
             m = mask[i] if isinstance(mask, (list, tuple)) else mask
             cache = kv_caches[i] if kv_caches is not None else None
-            buf = {"weights_out": weights_out[i]} if weights_out is not None else {}
-            x, cap, cross_cap = layer(x, mask=m, memory=memory, memory_mask=memory_mask,
-                                      capture=capture, keep_qkv=keep_qkv, kv_cache=cache, **buf)
-            if capture:
+            x, inter, cross = layer(x, mask=m, memory=memory, memory_mask=memory_mask, kv_cache=cache)
+            if keep:
                 out.hidden.append(x)
-                out.self_caps.append(cap)
-                out.cross_caps.append(cross_cap)
+                out.intermediates.append(inter)
+                out.cross_intermediates.append(cross)
         out.x = self.final_norm(x)
         return out
 
@@ -75,17 +75,17 @@ class Embedder(nn.Module):
 class Transformer(nn.Module):
     """The whole model. ids: (B, T) int64 -> logits (B, T, vocab)."""
 
-    def __init__(self, config: ModelConfig):
+    def __init__(self, config: ModelConfig, kernel=None):
         super().__init__()
         self.config = c = config
         self.embed = Embedder(c.vocab_size, c)
         if c.kind == "encoder_decoder":
-            self.encoder = Stack(c, c.n_layers)
+            self.encoder = Stack(c, c.n_layers, kernel=kernel)
             self.tgt_embed = Embedder(c.tgt_vocab_size or c.vocab_size, c)
             self.decoder = Stack(c, c.n_dec_layers or c.n_layers, cross=True)
             out_vocab = c.tgt_vocab_size or c.vocab_size
         else:
-            self.encoder = Stack(c, c.n_layers)
+            self.encoder = Stack(c, c.n_layers, kernel=kernel)
             out_vocab = c.vocab_size
         self.lm_head = nn.Linear(c.d_model, out_vocab)
 
@@ -94,25 +94,20 @@ class Transformer(nn.Module):
         return cls(ModelConfig.from_dict(config))
 
     # ---- encoder / decoder-only -------------------------------------------------------------
-    def encode(self, ids, mask=None, capture=False, keep_qkv=False, positions=True, kv_caches=None,
-               offset=0, weights_out=None) -> StackOutput:
+    def encode(self, ids, mask=None, positions=True, kv_caches=None, offset=0) -> StackOutput:
         """Run the (self-attention) stack. For kind="decoder" the causal mask is applied here
-        unless `mask` is given. ids: (B, T). Returns StackOutput with x (B, T, C).
-        weights_out: optional (L, B, H, T, T) buffer that receives the captured weights (inference)."""
+        unless `mask` is given. ids: (B, T). Returns StackOutput with x (B, T, C)."""
         if mask is None and self.config.kind == "decoder":
             mask = causal_mask(ids.shape[1], ids.device, offset=offset)
         x = self.embed(ids, offset=offset, positions=positions)
-        return self.encoder(x, mask=mask, capture=capture, keep_qkv=keep_qkv, kv_caches=kv_caches,
-                            weights_out=weights_out)
+        return self.encoder(x, mask=mask, kv_caches=kv_caches)
 
     # ---- encoder-decoder ----------------------------------------------------------------------
-    def decode(self, tgt_ids, memory, memory_mask=None, capture=False, keep_qkv=False,
-               kv_caches=None, offset=0) -> StackOutput:
+    def decode(self, tgt_ids, memory, memory_mask=None, kv_caches=None, offset=0) -> StackOutput:
         """Decoder over target ids (B, Tt) with cross-attention to memory (B, S, C)."""
         mask = causal_mask(tgt_ids.shape[1], tgt_ids.device, offset=offset)
         y = self.tgt_embed(tgt_ids, offset=offset)
-        return self.decoder(y, mask=mask, memory=memory, memory_mask=memory_mask, capture=capture,
-                            keep_qkv=keep_qkv, kv_caches=kv_caches)
+        return self.decoder(y, mask=mask, memory=memory, memory_mask=memory_mask, kv_caches=kv_caches)
 
     def forward(self, ids, tgt_ids=None, mask=None, memory_mask=None):
         """Fast path. Encoder/decoder: logits (B, T, V). Encoder-decoder: logits (B, Tt, V_tgt)."""
@@ -120,8 +115,3 @@ class Transformer(nn.Module):
         if self.config.kind != "encoder_decoder":
             return self.lm_head(enc.x)
         return self.lm_head(self.decode(tgt_ids, enc.x, memory_mask=memory_mask).x)
-
-
-def stack_weights(caps: list[AttentionCapture]):
-    """Per-layer captures -> (L, B, H, Tq, Tk) tensor of weights."""
-    return torch.stack([c.weights for c in caps])

@@ -1,61 +1,61 @@
-"""Run a text model with attention captured and return the plain AttentionRun."""
+"""Run a text model on typed text with attention captured and return the frozen TextRun."""
 import numpy as np
 import torch
 
+from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
-from model.engine.attention import AttentionCapture
-from model.tasks.results import AttentionRun
+from model.engine.capture import Intermediates, capturing
+from model.tasks.results import TextRun
+
+QKV = ("weights", "q", "k", "v", "scores")
 
 
-def _stack(caps: list[AttentionCapture], attr: str) -> np.ndarray:
-    """Per-layer (1, H, ...) tensors -> (L, H, ...) float32 numpy."""
-    return torch.cat([getattr(c, attr) for c in caps]).float().cpu().numpy()
+def stack_intermediates(inters: list[Intermediates], name: str) -> np.ndarray:
+    """Per-layer (1, H, ...) tensors of a batch of 1 -> (L, H, ...) float32 numpy."""
+    return torch.cat([getattr(i, name) for i in inters]).float().cpu().numpy()
 
 
 def capture_buffer(model, n: int) -> torch.Tensor:
-    """One preallocated (L, 1, H, N, N) float32 buffer for the weights of a batch-of-1 capture:
-    encode(..., weights_out=buf) writes every layer into it, so no per-layer copies are kept."""
+    """One preallocated (L, 1, H, N, N) float32 buffer for the weights of a batch-of-1 capture: inside
+    `capturing(weights_into=buf)` every layer writes into its slice, so no per-layer copies are kept."""
     layers = model.encoder.layers
     n_heads = layers[0].self_attn.n_heads
     return torch.empty(len(layers), 1, n_heads, n, n, device=next(model.parameters()).device)
 
 
-def capture_stack(stack_out, keep_qkv: bool = False, weights: torch.Tensor | None = None) -> dict:
-    """StackOutput of a batch of 1 -> dict of numpy arrays for AttentionRun. weights: the buffer
-    given to encode(weights_out=...), used as it is (no copy on CPU)."""
-    w = weights[:, 0].float().cpu().numpy() if weights is not None else _stack(stack_out.self_caps, "weights")
-    out = {"weights": w,
-           "hidden": torch.cat(stack_out.hidden).float().cpu().numpy()}        # (L+1, N, C)
-    if keep_qkv:
-        for name in ("q", "k", "v", "scores"):
-            out[name] = _stack(stack_out.self_caps, name)
-    return out
+def encode_captured(model, ids: torch.Tensor, mask=None, qkv: bool = False, positions: bool = True) -> dict:
+    """One captured forward pass of a batch of 1. ids: (1, N). Returns numpy arrays: weights (L, H, N, N),
+    hidden (L + 1, N, C), logits (N, V), and with qkv also q, k, v (L, H, N, D) and scores (L, H, N, N)."""
+    buf = None if qkv else capture_buffer(model, ids.shape[1])
+    with capturing(*(QKV if qkv else ()), weights_into=buf):
+        out = model.encode(ids, mask=mask, positions=positions)
+    arrays = {"weights": buf[:, 0].float().cpu().numpy() if buf is not None
+              else stack_intermediates(out.intermediates, "weights"),
+              "hidden": torch.cat(out.hidden).float().cpu().numpy(),           # (L + 1, N, C)
+              "logits": model.lm_head(out.x)[0].float().cpu().numpy()}         # (N, V)
+    if qkv:
+        arrays.update({name: stack_intermediates(out.intermediates, name) for name in QKV[1:]})
+    return arrays
 
 
 @torch.inference_mode()
-def run_text(model, tokenizer: WordTokenizer, text: str, *, add_cls_sep: bool = True, mask=None,
-             keep_qkv: bool = False, positions: bool = True, max_tokens: int | None = None,
-             bos: bool = False) -> AttentionRun:
-    """Tokenize, run the encoder (or decoder) stack with capture, return numpy results.
+def run_text(model, tokenizer: WordTokenizer, text: str, rule: str, *, mask=None, qkv: bool = False,
+             positions: bool = True, max_tokens: int | None = None) -> TextRun:
+    """Tokenize by the model's text rule (model.data.text_input), run it with attention captured.
 
-    mask: optional bool (N, N) or per-layer list, True = may attend. Text longer than the
-    model's max_len (or max_tokens) is truncated and a notice says so.
+    mask: optional bool (N, N) or per-layer list, True = may attend. Text longer than the model's max_len
+    (or max_tokens) is cut and a notice says so.
     """
-    enc = tokenizer.encode(text, add_cls_sep=add_cls_sep, bos=bos)       # bos: decoders trained on [BOS] …
+    enc = text_input.encode(tokenizer, text, rule)
     limit = min(model.config.max_len, max_tokens or model.config.max_len)
     notices = []
     if len(enc.ids) > limit:
         notices.append(f"The text has {len(enc.ids)} tokens; this model reads at most {limit}, "
                        f"so only the first {limit} are shown.")
-        enc.ids, enc.tokens, enc.unknown = enc.ids[:limit], enc.tokens[:limit], enc.unknown[:limit]
     device = next(model.parameters()).device
-    ids = torch.tensor([enc.ids], device=device)
+    ids = torch.tensor([enc.ids[:limit]], device=device)
     if isinstance(mask, np.ndarray):
         mask = torch.from_numpy(mask).to(device)
-    buf = None if keep_qkv else capture_buffer(model, ids.shape[1])
-    out = model.encode(ids, mask=mask, capture=True, keep_qkv=keep_qkv, positions=positions,
-                       **({"weights_out": buf} if buf is not None else {}))
-    arrays = capture_stack(out, keep_qkv, buf)
-    logits = model.lm_head(out.x)[0].float().cpu().numpy()
-    return AttentionRun(tokens=enc.tokens, ids=np.array(enc.ids), unknown=enc.unknown,
-                        logits=logits, notices=notices, **arrays)
+    arrays = encode_captured(model, ids, mask=mask, qkv=qkv, positions=positions)
+    return TextRun(tokens=tuple(enc.tokens[:limit]), ids=np.array(enc.ids[:limit]),
+                   unknown=tuple(enc.unknown[:limit]), notices=tuple(notices), **arrays)

@@ -6,6 +6,7 @@ import torch
 
 from model.data.course_world import PRONOUNS, Sample
 from model.data.word_tokenizer import PAD, WordTokenizer, split_words
+from model.engine.capture import capturing
 
 
 @torch.inference_mode()
@@ -19,8 +20,9 @@ def batch_weights(model, tokenizer: WordTokenizer, texts: list[str], batch_size:
         ids = torch.full((len(encs), T), PAD, dtype=torch.long, device=device)
         for i, e in enumerate(encs):
             ids[i, :len(e)] = torch.tensor(e)
-        caps = model.encode(ids, mask=(ids != PAD)[:, None, None, :], capture=True).self_caps
-        w = torch.stack([c.weights for c in caps], dim=1).float().cpu().numpy()   # (B, L, H, T, T)
+        with capturing():
+            inters = model.encode(ids, mask=(ids != PAD)[:, None, None, :]).intermediates
+        w = torch.stack([i.weights for i in inters], dim=1).float().cpu().numpy()   # (B, L, H, T, T)
         out += [w[i, :, :, :len(e), :len(e)] for i, e in enumerate(encs)]
     return out
 

@@ -10,12 +10,14 @@ import numpy as np
 import torch
 
 from model.data.word_tokenizer import CLS, MASK, SEP, SPECIALS, WordTokenizer
+from model.engine.capture import capturing
+from model.engine.errors import InputError
 
 MAX_FILL_TOKENS = 128           # longest text the fill-in view reads
 _MASK_TEXT = re.compile(r"\[mask\]", re.IGNORECASE)
 
 
-class FillMaskError(ValueError):
+class FillMaskError(InputError):
     """A fill-in request the model cannot serve; the message says why."""
 
 
@@ -72,14 +74,15 @@ def fill_mask(model, tokenizer: WordTokenizer, text: str, mask_words: list[int] 
         raise FillMaskError(f"The text has {len(ids)} tokens with [CLS] and [SEP]; the fill-in reads at most "
                             f"{min(MAX_FILL_TOKENS, model.config.max_len)}. Shorten it.")
     x = torch.tensor([ids], device=next(model.parameters()).device)
-    out = model.encode(x, capture=True)
+    with capturing():
+        out = model.encode(x)
     logits = model.lm_head(out.x)[0].float()                            # (N, V)
     logits[:, :len(SPECIALS)] = float("-inf")
     probs = torch.softmax(logits[masked], dim=-1).cpu()                 # (M, V)
     top_p, top_i = probs.topk(min(top_k, probs.shape[-1]))
     orig_p = [float(probs[m, tokenizer.index[w]]) if w in tokenizer.index else float("nan")
               for m, w in enumerate(original)]
-    weights = torch.stack([c.weights[0] for c in out.self_caps]).float().cpu().numpy()
+    weights = torch.stack([i.weights[0] for i in out.intermediates]).float().cpu().numpy()
     return FillMask(tokens=tokens, masked=masked, original=original,
                     top_words=[[tokenizer.vocab[i] for i in row] for row in top_i.tolist()],
                     top_probs=top_p.numpy(), original_prob=np.array(orig_p), weights=weights,

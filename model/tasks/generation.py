@@ -5,16 +5,20 @@ layer's keys and values from a cache (the causal mask makes earlier positions in
 ones). Attention is captured at every step, so a page can show the causal pattern growing row by
 row. Strategies: greedy, seeded top-k sampling with temperature, and beam search with its tree.
 """
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
+from model.engine.capture import capturing
+from model.engine.errors import InputError
+
 MAX_NEW_TOKENS = 64      # the longest continuation a page may ask for
 TOP_SHOWN = 10           # alternatives kept per step for display
 
 
-class GenerationError(ValueError):
+class GenerationError(InputError):
     """A request the model cannot serve (empty prompt, too long, bad settings); readable message."""
 
 
@@ -89,8 +93,9 @@ def new_caches(model) -> list[dict]:
 def feed(model, ids: torch.Tensor, caches: list[dict], offset: int, capture: bool = True):
     """Run new tokens ids (B, T) at positions offset.. against the cache (which grows by T).
     Returns logits (B, T, V) and weights (L, B, H, T, offset + T) or None."""
-    out = model.encode(ids, capture=capture, kv_caches=caches, offset=offset)
-    weights = torch.stack([c.weights for c in out.self_caps]) if capture else None
+    with capturing() if capture else contextlib.nullcontext():
+        out = model.encode(ids, kv_caches=caches, offset=offset)
+    weights = torch.stack([i.weights for i in out.intermediates]) if capture else None
     return model.lm_head(out.x), weights
 
 
@@ -177,8 +182,9 @@ def assemble(rows: list[torch.Tensor], n: int) -> np.ndarray:
 def full_recompute(model, ids) -> tuple[np.ndarray, np.ndarray]:
     """The same sequence in one causal pass (no cache): logits (N, V), weights (L, H, N, N)."""
     x = torch.tensor([list(ids)], device=_device(model))
-    out = model.encode(x, capture=True)
-    weights = torch.stack([c.weights[0] for c in out.self_caps])
+    with capturing():
+        out = model.encode(x)
+    weights = torch.stack([i.weights[0] for i in out.intermediates])
     return model.lm_head(out.x)[0].float().cpu().numpy(), weights.float().cpu().numpy()
 
 

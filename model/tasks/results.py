@@ -1,33 +1,44 @@
-"""The one plain object a run hands to pages and viz: numpy arrays and lists, no tensors."""
-from dataclasses import dataclass, field
+"""The typed, frozen results a run hands to pages and viz: numpy arrays and plain values, no tensors.
+One type per kind of run: text self-attention, encoder-decoder (translation), image. Built once by the
+task that ran the model; arrays are made read-only so no page can change what another page reads."""
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 
-@dataclass
-class AttentionRun:
-    """tokens: N strings as shown; weights: (L, H, N, N) float32, rows sum to 1 over allowed keys.
+def _freeze(obj):
+    """Make every ndarray field of a dataclass read-only."""
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        arrays = value if isinstance(value, tuple) else (value,)
+        for a in arrays:
+            if isinstance(a, np.ndarray):
+                a.flags.writeable = False
 
-    Optional: ids (N,), unknown (N,) flags for out-of-vocabulary pieces; q, k, v: (L, H, N, D);
-    scores: (L, H, N, N) scaled pre-softmax (-inf where masked); hidden: (L + 1, N, C), the layer
-    inputs then outputs; logits: (N, V); for encoder-decoder runs, src_tokens and cross_weights
-    (L, H, Nt, Ns) and enc_weights (L, H, Ns, Ns); extra: anything else a page needs.
+
+@dataclass(frozen=True)
+class TextRun:
+    """A text model's self-attention on one text.
+
+    tokens: N pieces as shown; ids: (N,) int; unknown: N flags for pieces outside the vocabulary;
+    weights: (L, H, N, N) float32, rows sum to 1 over allowed keys; hidden: (L + 1, N, C), the layer inputs
+    then the output; logits: (N, V); q, k, v: (L, H, N, D) and scores: (L, H, N, N) scaled, −inf where
+    masked, only when asked for; notices: what the user should know (e.g. the text was cut).
     """
-    tokens: list[str]
+    tokens: tuple[str, ...]
+    ids: np.ndarray
+    unknown: tuple[bool, ...]
     weights: np.ndarray
-    ids: np.ndarray | None = None
-    unknown: list[bool] = field(default_factory=list)
+    hidden: np.ndarray
+    logits: np.ndarray
     q: np.ndarray | None = None
     k: np.ndarray | None = None
     v: np.ndarray | None = None
     scores: np.ndarray | None = None
-    hidden: np.ndarray | None = None
-    logits: np.ndarray | None = None
-    src_tokens: list[str] | None = None
-    cross_weights: np.ndarray | None = None
-    enc_weights: np.ndarray | None = None
-    notices: list[str] = field(default_factory=list)
-    extra: dict = field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        _freeze(self)
 
     @property
     def n_layers(self) -> int:
@@ -36,3 +47,78 @@ class AttentionRun:
     @property
     def n_heads(self) -> int:
         return self.weights.shape[1]
+
+
+@dataclass(frozen=True)
+class TranslationRun:
+    """An encoder-decoder on one source, the target decoded or forced.
+
+    src_tokens: S source tokens; tokens: T decoder inputs ([BOS] + target); ids: (T,); written: the T
+    tokens written, [EOS] last; output: the translation as text; target_ids: the target without [EOS];
+    method: "greedy", "beam" or "forced"; score: Σ log p of the written tokens (None when forced);
+    step_probs: (T,) probability of each written token; beams: every final beam hypothesis as
+    (text, score, finished), best first (empty unless beam search ran);
+    enc_weights: (L, H, S, S); weights: (L, H, T, T) decoder masked self-attention; cross_weights:
+    (L, H, T, S); logits: (T, V_target).
+    """
+    src_tokens: tuple[str, ...]
+    tokens: tuple[str, ...]
+    ids: np.ndarray
+    written: tuple[str, ...]
+    output: str
+    target_ids: tuple[int, ...]
+    method: str
+    score: float | None
+    step_probs: np.ndarray
+    beams: tuple[tuple[str, float, bool], ...]
+    enc_weights: np.ndarray
+    weights: np.ndarray
+    cross_weights: np.ndarray
+    logits: np.ndarray
+
+    def __post_init__(self):
+        _freeze(self)
+
+    @property
+    def n_layers(self) -> int:
+        return self.weights.shape[0]
+
+    @property
+    def n_heads(self) -> int:
+        return self.weights.shape[1]
+
+
+@dataclass(frozen=True)
+class ImageRun:
+    """An image model on one image.
+
+    tokens: the input tokens ("<cls>", "p0", …); weights: one (H, N_l, N_l) float32 array per layer (a
+    hierarchical model may have fewer tokens in later layers); logits: (n_classes,); probs: (n_classes,)
+    summing to 1; classes: their names; grid: patches per side (rows, columns); patch_size: pixels per
+    patch side; masks: one (N_l, N_l) bool "may attend" array per layer for windowed models, else None.
+    """
+    tokens: tuple[str, ...]
+    weights: tuple[np.ndarray, ...]
+    logits: np.ndarray
+    probs: np.ndarray
+    classes: tuple[str, ...]
+    grid: tuple[int, int]
+    patch_size: int
+    masks: tuple[np.ndarray, ...] | None = None
+
+    def __post_init__(self):
+        _freeze(self)
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.weights)
+
+    @property
+    def n_heads(self) -> int:
+        return self.weights[0].shape[0]
+
+    def stacked_weights(self) -> np.ndarray:
+        """(L, H, N, N) when every layer has the same N tokens (ValueError otherwise)."""
+        if len({w.shape for w in self.weights}) != 1:
+            raise ValueError("the layers of this model have different token counts")
+        return np.stack(self.weights)

@@ -5,6 +5,7 @@ self-attention, decoder masked self-attention and cross-attention (decoder queri
 
 Also: the out-of-vocabulary check for typed sources, and BLEU-4 on characters (Papineni et al. 2002).
 """
+import contextlib
 import math
 from collections import Counter
 from dataclasses import dataclass, field
@@ -14,15 +15,17 @@ import torch
 import torch.nn.functional as F
 
 from model.data.word_tokenizer import BOS, EOS, PAD, SPECIALS, WordTokenizer
-from model.tasks.attention_run import _stack
-from model.tasks.results import AttentionRun
+from model.engine.capture import capturing
+from model.engine.errors import InputError
+from model.tasks.attention_run import stack_intermediates
+from model.tasks.results import TranslationRun
 
 MAX_SOURCE_CHARS = 400
 MAX_SOURCE_TOKENS = 40
 NEVER_WRITE = [i for i, s in enumerate(SPECIALS) if s != "[EOS]"]   # [PAD], [UNK], [BOS], ... never generated
 
 
-class SourceError(ValueError):
+class SourceError(InputError):
     """The source cannot be translated (empty, too long, or words outside the vocabulary)."""
 
 
@@ -89,12 +92,13 @@ def greedy(model, src: list[int], max_new: int = 60, capture: bool = True) -> St
     ids, cross, probs, self_rows = [], [], [], []
     token = BOS
     for t in range(max_new):
-        out = model.decode(torch.tensor([[token]], device=dev), memory, capture=capture, kv_caches=caches, offset=t)
+        with capturing() if capture else contextlib.nullcontext():
+            out = model.decode(torch.tensor([[token]], device=dev), memory, kv_caches=caches, offset=t)
         lp = _log_probs(model, out.x[:, -1])[0]                                   # (V,)
         token = int(lp.argmax())
         if capture:
-            cross.append(_stack(out.cross_caps, "weights")[:, :, 0])              # (L, H, S)
-            self_rows.append(_stack(out.self_caps, "weights")[:, :, 0])           # (L, H, t + 1)
+            cross.append(stack_intermediates(out.cross_intermediates, "weights")[:, :, 0])   # (L, H, S)
+            self_rows.append(stack_intermediates(out.intermediates, "weights")[:, :, 0])     # (L, H, t + 1)
         probs.append(math.exp(float(lp[token])))
         if token == EOS:
             break
@@ -131,54 +135,48 @@ def beam_search(model, src: list[int], width: int = 4, max_new: int = 60, alpha:
 
 
 @torch.inference_mode()
-def teacher_forcing(model, src: list[int], tgt: list[int], keep_qkv: bool = False) -> AttentionRun:
+def teacher_forcing(model, src: list[int], tgt: list[int]) -> dict:
     """Run the decoder over [BOS] + tgt in one pass under the causal mask (training's view).
 
-    Returns AttentionRun: ids/tokens unset by this function (see `run`), weights (L, H, T, T) decoder
-    masked self-attention, cross_weights (L, H, T, S), enc_weights (L, H, S, S), logits (T, V_tgt),
-    where T = len(tgt) + 1: row t is the step that writes target token t ([EOS] last).
+    Returns numpy arrays: weights (L, H, T, T) decoder masked self-attention, cross_weights (L, H, T, S),
+    enc_weights (L, H, S, S), logits (T, V_tgt), where T = len(tgt) + 1: row t is the step that writes
+    target token t ([EOS] last).
     """
     dev = _device(model)
-    enc = model.encode(torch.tensor([src], device=dev), capture=True)
-    dec = model.decode(torch.tensor([[BOS] + tgt], device=dev), enc.x, capture=True, keep_qkv=keep_qkv)
-    logits = model.lm_head(dec.x)[0].float()
-    return AttentionRun(tokens=[], weights=_stack(dec.self_caps, "weights"),
-                        cross_weights=_stack(dec.cross_caps, "weights"),
-                        enc_weights=_stack(enc.self_caps, "weights"), logits=logits.cpu().numpy())
+    with capturing():
+        enc = model.encode(torch.tensor([src], device=dev))
+        dec = model.decode(torch.tensor([[BOS] + tgt], device=dev), enc.x)
+    return {"weights": stack_intermediates(dec.intermediates, "weights"),
+            "cross_weights": stack_intermediates(dec.cross_intermediates, "weights"),
+            "enc_weights": stack_intermediates(enc.intermediates, "weights"),
+            "logits": model.lm_head(dec.x)[0].float().cpu().numpy()}
 
 
 def run(model, src_tok: WordTokenizer, tgt_tok: WordTokenizer, text: str, target: list[int] | None = None,
-        method: str = "greedy", width: int = 4) -> AttentionRun:
+        method: str = "greedy", width: int = 4) -> TranslationRun:
     """Translate `text` (or, when `target` ids are given, force them) and capture every attention map.
-
-    AttentionRun: src_tokens (S), tokens = decoder inputs ([BOS] + target), weights (L, H, T, T),
-    cross_weights (L, H, T, S), enc_weights (L, H, S, S), logits (T, V); extra: "output" (the
-    translation as text), "written" (the T tokens written, [EOS] last), "target_ids", "method",
-    "score" (sum of log-probabilities, None when forced), "step_probs" (T,) probability of each written token,
-    "beams" (beam search: every final hypothesis as (text, score, finished), best first).
-    """
+    method: "greedy" or "beam" (ignored when forced: the run's method is then "forced")."""
     src = source_ids(src_tok, text)
     score, beams = None, []
-    if target is None:
-        if method == "greedy":
-            target = greedy(model, src).ids
-        else:
-            hyps = beam_search(model, src, width=width)
-            target, score = hyps[0].ids, hyps[0].score
-            beams = [(zh_text(tgt_tok, h.ids), h.score, h.finished) for h in hyps]
-    out = teacher_forcing(model, src, target)
+    if target is not None:
+        method = "forced"
+    elif method == "greedy":
+        target = greedy(model, src).ids
+    else:
+        hyps = beam_search(model, src, width=width)
+        target, score = hyps[0].ids, hyps[0].score
+        beams = [(zh_text(tgt_tok, h.ids), h.score, h.finished) for h in hyps]
+    arrays = teacher_forcing(model, src, target)
     written = target + [EOS]
-    lp = torch.log_softmax(torch.from_numpy(out.logits), dim=-1).numpy()
+    lp = torch.log_softmax(torch.from_numpy(arrays["logits"]), dim=-1).numpy()
     step_lp = lp[np.arange(len(written)), written]
     if score is None and method == "greedy":
         score = float(step_lp.sum())
-    out.src_tokens = [src_tok.vocab[i] for i in src]
-    out.tokens = ["[BOS]"] + [tgt_tok.vocab[i] for i in target]
-    out.ids = np.array([BOS] + target)
-    out.extra = {"output": zh_text(tgt_tok, target), "written": [tgt_tok.vocab[i] for i in written],
-                 "target_ids": target, "method": method, "score": score, "step_probs": np.exp(step_lp),
-                 "beams": beams}
-    return out
+    return TranslationRun(src_tokens=tuple(src_tok.vocab[i] for i in src),
+                          tokens=tuple(["[BOS]"] + [tgt_tok.vocab[i] for i in target]),
+                          ids=np.array([BOS] + target), written=tuple(tgt_tok.vocab[i] for i in written),
+                          output=zh_text(tgt_tok, target), target_ids=tuple(target), method=method,
+                          score=score, step_probs=np.exp(step_lp), beams=tuple(beams), **arrays)
 
 
 def zh_text(tgt_tok: WordTokenizer, ids: list[int]) -> str:

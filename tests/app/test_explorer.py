@@ -56,7 +56,7 @@ def test_default_paragraph_shows_token_chips_and_the_zoom_equals_the_models_weig
     model, tok = tiny
     text = page.text_area(key="explorer_text").value
     assert "ham sandwich" in text and "Their ambiance" in text
-    expected = run_text(model, tok, text, add_cls_sep=True)
+    expected = run_text(model, tok, text, "cls_sep")
     chips = " ".join(m.value for m in page.markdown)
     assert "restaurant" in chips and "dashed" in chips                      # "ambiance" is not in the vocabulary
     assert np.array_equal(zoom_matrix(page), expected.weights[0, 0])
@@ -67,7 +67,7 @@ def test_changing_layer_and_head_zooms_that_head(tiny, page):
     page.selectbox(key="explorer_layer").select(1)
     page.selectbox(key="explorer_head").select(3).run()
     assert not page.exception
-    expected = run_text(model, tok, page.text_area(key="explorer_text").value)
+    expected = run_text(model, tok, page.text_area(key="explorer_text").value, "cls_sep")
     assert np.array_equal(zoom_matrix(page), expected.weights[1, 3])
     assert any(s.value == "Layer 1, head 3" for s in page.subheader)
     shapes = chart(page, "explorer_grid")["layout"]["shapes"]
@@ -77,7 +77,7 @@ def test_changing_layer_and_head_zooms_that_head(tiny, page):
 def test_hiding_special_tokens_renormalises_rows_and_says_so(tiny, page):
     model, tok = tiny
     page.toggle(key="explorer_hide").set_value(True).run()
-    expected = run_text(model, tok, page.text_area(key="explorer_text").value)
+    expected = run_text(model, tok, page.text_area(key="explorer_text").value, "cls_sep")
     keep = analysis.keep_positions(expected.tokens)
     want, removed = analysis.renormalised(expected.weights[0, 0], keep)
     got = zoom_matrix(page)
@@ -107,7 +107,7 @@ def test_typed_text_is_escaped_unknown_words_flagged_and_long_text_truncated(tin
 
 def test_picked_token_bars_and_statistics_match_the_weights(tiny, page):
     model, tok = tiny
-    expected = run_text(model, tok, page.text_area(key="explorer_text").value)
+    expected = run_text(model, tok, page.text_area(key="explorer_text").value, "cls_sep")
     it = expected.tokens.index("it")
     assert page.selectbox(key="explorer_token").value == it                  # the first pronoun is picked
     bars = chart(page, "explorer_bars")["data"]
@@ -135,7 +135,7 @@ def test_shipped_default_model_runs_the_paragraph_when_present():
         tok = WordTokenizer.from_dict(checkpoints.read_meta(name)["tokenizer"])
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.selectbox(key="text_model").value == name
-    expected = run_text(model, tok, at.text_area(key="explorer_text").value)
+    expected = run_text(model, tok, at.text_area(key="explorer_text").value, "cls_sep")
     assert np.allclose(zoom_matrix(at), expected.weights[0, 0], atol=1e-6)
 
 

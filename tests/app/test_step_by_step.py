@@ -86,7 +86,7 @@ def test_live_tabs_match_the_model_head_and_follow_the_widgets(tiny_assets):
     at.selectbox(key="steps_layer").select(1).run()
     at.selectbox(key="steps_head").select(2).run()
     assert not at.exception, [e.message for e in at.exception]
-    ids, tokens, _ = steps.encode_text(model, tok, TEXT)
+    ids, tokens, _ = steps.encode_text(model, tok, TEXT, "cls_sep")
     expected = steps.head_steps(model, steps.layer_inputs(model, ids)[1], 1, 2, None, tokens)
     z = chart(at, "Z = weights·V")["data"][0]
     np.testing.assert_allclose(np.array(z["customdata"], dtype=float), expected.Z, atol=1e-12)
@@ -98,7 +98,7 @@ def test_live_tabs_match_the_model_head_and_follow_the_widgets(tiny_assets):
 
 def test_multi_head_layer_and_causal_tabs_agree_with_the_model(tiny_assets):
     model, tok = tiny_assets
-    T = len(steps.encode_text(model, tok, TEXT)[1])
+    T = len(steps.encode_text(model, tok, TEXT, "cls_sep")[1])
     at = open_tab(open_page(PAGE), "Multi-head")
     assert not at.exception, [e.message for e in at.exception]
     assert largest_difference(at, "Largest |difference| to the model's own output") <= 1e-5

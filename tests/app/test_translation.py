@@ -33,13 +33,13 @@ def shipped():
 def test_page_shows_the_models_translation_and_every_cross_attention_head(at, shipped):
     model, src_tok, tgt_tok = shipped
     expected = translate.run(model, src_tok, tgt_tok, DEFAULT)
-    assert any(expected.extra["output"] in m.value for m in at.markdown)
+    assert any(expected.output in m.value for m in at.markdown)
     heads = [t for t in chart(at, "tr_cross_grid")["data"] if t["type"] == "heatmap"]
     assert len(heads) == model.config.n_heads
     last = expected.cross_weights[-1]                # the page opens on the last layer
     for h, trace in enumerate(heads):
         np.testing.assert_allclose(z_of(trace), last[h], atol=1e-6)
-    assert heads[0]["x"][-1].startswith(".") and len(heads[0]["y"]) == len(expected.extra["written"])
+    assert heads[0]["x"][-1].startswith(".") and len(heads[0]["y"]) == len(expected.written)
 
 
 def test_training_and_inference_views_agree_on_the_models_own_output(at):
@@ -67,7 +67,7 @@ def test_picking_an_example_translates_it_and_says_how_it_was_held_out(at, shipp
     at.selectbox(key="tr_example").set_value(pair.en).run()
     assert not at.exception
     assert at.text_input(key="tr_text").value == pair.en
-    output = translate.run(shipped[0], shipped[1], shipped[2], pair.en).extra["output"]
+    output = translate.run(shipped[0], shipped[1], shipped[2], pair.en).output
     verdict = "✓ exact match" if output == pair.zh else "✗ differs"
     assert any(f"held-out template, reference {pair.zh} {verdict}" in c.value for c in at.caption)
 
@@ -88,4 +88,4 @@ def test_the_log_probability_of_a_confident_translation_is_not_printed_as_minus_
     run = translate.run(model, src_tok, tgt_tok, DEFAULT, None, "greedy", 1)
     caption = next(c.value for c in at.caption if "log-probability" in c.value)
     shown = caption.split("log-probability ")[1].split(" ")[0]
-    assert shown != "-0.0000" and float(shown) == pytest.approx(run.extra["score"], rel=1e-3)
+    assert shown != "-0.0000" and float(shown) == pytest.approx(run.score, rel=1e-3)

@@ -57,7 +57,7 @@ def test_paragraph_grid_zoom_and_a_hover_that_shows_the_models_weight(page, serv
     assert match, hover.text_content()
     i, j, shown = int(match.group(2)), int(match.group(4)), float(match.group(5))
     model, tok = shipped_run
-    expected = run_text(model, tok, text, add_cls_sep=True)
+    expected = run_text(model, tok, text, "cls_sep")
     assert match.group(1) == expected.tokens[i] and match.group(3) == expected.tokens[j]
     assert shown == pytest.approx(float(expected.weights[0, 0, i, j]), abs=5e-7)
     shot(page, "explorer_hover")

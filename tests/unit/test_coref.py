@@ -68,7 +68,7 @@ def test_ref_hits_match_one_text_at_a_time(tiny, tok):
     hits = ref_hits(tiny, tok, samples)
     expected = []
     for s in samples:
-        w = run_text(tiny, tok, s.text).weights
+        w = run_text(tiny, tok, s.text, "cls_sep").weights
         for r in s.refs:
             expected.append(w[:, :, r.pronoun_index + 1].argmax(-1) == r.antecedent_index + 1)
     np.testing.assert_array_equal(hits, np.stack(expected, axis=-1))

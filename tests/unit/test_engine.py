@@ -9,6 +9,7 @@ from model import checkpoints
 from model.checkpoints import CheckpointError
 from model.data.word_tokenizer import WordTokenizer
 from model.engine import device
+from model.engine.capture import capturing
 from model.engine.config import ModelConfig, preset
 from model.engine.transformer import Transformer
 from model.tasks.attention_run import run_text
@@ -29,17 +30,19 @@ def test_default_preset_is_the_compact_model():
     assert (c.n_layers, c.n_heads, c.d_model, c.d_ff) == (4, 4, 128, 512)
 
 
-@pytest.mark.parametrize("kind", ["encoder", "decoder"])
-def test_run_text_shapes(kind):
+@pytest.mark.parametrize("kind,rule", [("encoder", "cls_sep"), ("decoder", "bos")])
+def test_run_text_shapes(kind, rule):
     tok = WordTokenizer.build(["the restaurant refused to serve me"])
     c = ModelConfig(vocab_size=len(tok), d_model=32, n_heads=4, n_layers=3, d_ff=64, kind=kind)
-    run = run_text(Transformer(c).eval(), tok, "The restaurant refused to serve me a sandwich", keep_qkv=True)
-    N = 10                                        # [CLS] + 8 pieces + [SEP]
-    assert run.tokens[0] == "[CLS]" and len(run.tokens) == N
+    run = run_text(Transformer(c).eval(), tok, "The restaurant refused to serve me a sandwich", rule, qkv=True)
+    N = 10 if rule == "cls_sep" else 9            # [CLS] + 8 pieces + [SEP], or [BOS] + 8 pieces
+    assert run.tokens[0] == ("[CLS]" if rule == "cls_sep" else "[BOS]") and len(run.tokens) == N
     assert run.weights.shape == (3, 4, N, N) and run.weights.dtype == np.float32
     assert run.q.shape == (3, 4, N, 8) and run.scores.shape == (3, 4, N, N)
     assert run.hidden.shape == (4, N, 32) and run.logits.shape == (N, len(tok))
-    assert run.unknown == [False] * 7 + [True, True, False]
+    assert run.unknown == (False,) * 7 + (True, True) + (False,) * (N - 9)
+    with pytest.raises(ValueError, match="read-only"):
+        run.weights[0, 0, 0, 0] = 1.0
     np.testing.assert_allclose(run.weights.sum(-1), 1.0, atol=1e-5)
     if kind == "decoder":
         assert np.all(np.triu(run.weights, k=1) == 0)
@@ -48,7 +51,7 @@ def test_run_text_shapes(kind):
 def test_run_text_truncates_with_a_notice():
     tok = WordTokenizer.build(["a b"])
     c = ModelConfig(vocab_size=len(tok), d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=8)
-    run = run_text(Transformer(c).eval(), tok, "a b " * 20)
+    run = run_text(Transformer(c).eval(), tok, "a b " * 20, "cls_sep")
     assert len(run.tokens) == 8 and "at most 8" in run.notices[0]
 
 
@@ -59,8 +62,9 @@ def test_encoder_decoder_cross_attention_shapes():
     src, tgt = torch.randint(0, 20, (2, 9)), torch.randint(0, 15, (2, 5))
     assert m(src, tgt).shape == (2, 5, 15)
     mem = m.encode(src).x
-    out = m.decode(tgt, mem, capture=True)
-    assert len(out.cross_caps) == 1 and out.cross_caps[0].weights.shape == (2, 4, 5, 9)
+    with capturing():
+        out = m.decode(tgt, mem)
+    assert len(out.cross_intermediates) == 1 and out.cross_intermediates[0].weights.shape == (2, 4, 5, 9)
 
 
 def _tiny_checkpoint(tmp_path):

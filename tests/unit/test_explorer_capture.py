@@ -6,9 +6,10 @@ import torch
 
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.attention import attention, attention_into
+from model.engine.capture import capturing
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer, causal_mask
-from model.tasks.attention_run import capture_buffer, capture_stack, run_text
+from model.tasks.attention_run import capture_buffer, run_text
 
 TEXT = "the restaurant refused to serve me a ham sandwich because it only cooks vegetarian food ."
 
@@ -36,23 +37,23 @@ def test_encode_writes_every_layer_into_the_buffer_and_run_text_matches_the_plai
     ids = torch.tensor([tok.encode(TEXT, add_cls_sep=True).ids])
     with torch.inference_mode():
         buf = capture_buffer(model, ids.shape[1])
-        out = model.encode(ids, capture=True, weights_out=buf)
+        with capturing(weights_into=buf):
+            out = model.encode(ids)
         assert buf.shape == (3, 1, 4, ids.shape[1], ids.shape[1])
-        assert all(c.weights.data_ptr() == buf[i].data_ptr() for i, c in enumerate(out.self_caps))
+        assert all(c.weights.data_ptr() == buf[i].data_ptr() for i, c in enumerate(out.intermediates))
         fast = model.encode(ids).x
     assert torch.allclose(out.x, fast, atol=1e-5)
-    arrays = capture_stack(out, weights=buf)
-    plain = run_text(model, tok, TEXT, keep_qkv=True)                     # the explicit attention() path
-    assert np.allclose(arrays["weights"], plain.weights, atol=1e-6)
-    assert np.allclose(run_text(model, tok, TEXT).weights, plain.weights, atol=1e-6)
+    plain = run_text(model, tok, TEXT, "cls_sep", qkv=True)              # the explicit attention() path
+    assert np.allclose(buf[:, 0].numpy(), plain.weights, atol=1e-6)
+    assert np.allclose(run_text(model, tok, TEXT, "cls_sep").weights, plain.weights, atol=1e-6)
 
 
-def test_run_text_prepends_bos_for_decoders_when_asked():
+def test_run_text_prepends_bos_for_a_model_whose_rule_says_so():
     tok = WordTokenizer.build([TEXT])
     model = Transformer(ModelConfig(vocab_size=len(tok), d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=32,
                                     kind="decoder")).eval()
-    run = run_text(model, tok, "the restaurant", add_cls_sep=False, bos=True)
-    assert run.tokens == ["[BOS]", "the", "restaurant"]
+    run = run_text(model, tok, "the restaurant", "bos")
+    assert run.tokens == ("[BOS]", "the", "restaurant")
     assert np.allclose(np.triu(run.weights[0, 0], 1), 0.0)                  # causal: nothing above the diagonal
 
 
@@ -60,6 +61,7 @@ def test_captured_weights_need_no_grad_and_training_capture_still_differentiates
     tok = WordTokenizer.build([TEXT])
     model = Transformer(ModelConfig(vocab_size=len(tok), d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=32))
     ids = torch.tensor([tok.encode(TEXT).ids])
-    out = model.encode(ids, capture=True)                                   # grad enabled: the plain path
-    out.self_caps[0].weights[0, 0, 1, 2].backward()
+    with capturing():                                                      # grad enabled: the plain path
+        out = model.encode(ids)
+    out.intermediates[0].weights[0, 0, 1, 2].backward()
     assert model.encoder.layers[0].self_attn.w_q.weight.grad is not None

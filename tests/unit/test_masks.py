@@ -4,6 +4,7 @@ import pytest
 
 from model.analysis import reach
 from model.engine import masks
+from model.engine.errors import InputError
 
 
 def brute(n, rule):
@@ -102,7 +103,7 @@ def test_allowed_pairs_grow_as_their_formulas_say():
 
 
 def test_unknown_pattern_is_refused():
-    with pytest.raises(KeyError, match="unknown mask pattern"):
+    with pytest.raises(InputError, match="unknown mask pattern"):
         masks.build("nope", 4)
 
 

@@ -9,6 +9,7 @@ import torch
 from model.analysis import cost
 from model.architectures.sparse_encoder import SparseTransformer
 from model.engine import masks
+from model.engine.capture import capturing
 from model.engine.config import ModelConfig
 from model.engine.sparse import SlidingWindow, sliding_window_attention
 from model.engine.transformer import Transformer
@@ -88,10 +89,11 @@ def test_sparse_model_fast_path_equals_captured_path(sparse_model):
     ids = torch.randint(0, 30, (2, 70))
     with torch.no_grad():
         fast = sparse_model(ids)
-        out = sparse_model.encode(ids, capture=True)
+        with capturing():
+            out = sparse_model.encode(ids)
         slow = sparse_model.lm_head(out.x)
     assert torch.allclose(fast, slow, atol=1e-5)
-    w = out.self_caps[0].weights[0, 0].numpy()                          # (T, T)
+    w = out.intermediates[0].weights[0, 0].numpy()                          # (T, T)
     assert (w[~sparse_model.pattern.mask(70)] == 0).all()
 
 

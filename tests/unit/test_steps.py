@@ -104,12 +104,12 @@ def test_decoder_model_mask_is_causal_and_layer_inputs_use_it():
 def test_encode_text_bounds_tokens_and_flags_unknown_words():
     tok = WordTokenizer.build(["the cat sat on the mat"])
     model = tiny()
-    ids, tokens, notices = steps.encode_text(model, tok, "the cat sat " * 20, max_tokens=10)
+    ids, tokens, notices = steps.encode_text(model, tok, "the cat sat " * 20, "cls_sep", max_tokens=10)
     assert len(ids) == len(tokens) == 10 and tokens[0] == "[CLS]"
     assert "62 tokens" in notices[0]
-    _, tokens, notices = steps.encode_text(model, tok, "the dog sat")
+    _, tokens, notices = steps.encode_text(model, tok, "the dog sat", "cls_sep")
     assert tokens == ["[CLS]", "the", "dog", "sat", "[SEP]"] and "dog" in notices[-1]
-    _, tokens, _ = steps.encode_text(tiny(kind="decoder"), tok, "the cat")
+    _, tokens, _ = steps.encode_text(tiny(kind="decoder"), tok, "the cat", "bos")
     assert tokens == ["[BOS]", "the", "cat"]
 
 

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from model.data import translation_corpus as corpus
+from model.engine.capture import capturing
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.tasks import translation as translate
@@ -45,21 +46,22 @@ def test_cross_attention_has_target_by_source_shape_per_layer_and_head(tiny, tok
     target = translate.target_ids(toks[1], "老师喜欢车站附近的餐厅。")
     run = translate.run(tiny, *toks, SENTENCE, target=target)
     S, T = len(SENTENCE.split()), len(target) + 1
-    assert run.src_tokens == SENTENCE.split()
+    assert run.src_tokens == tuple(SENTENCE.split()) and run.method == "forced" and run.score is None
     assert run.cross_weights.shape == (3, 4, T, S)          # decoder layers, heads, target, source
     assert run.enc_weights.shape == (2, 4, S, S)
     assert run.weights.shape == (3, 4, T, T)
     np.testing.assert_allclose(run.cross_weights.sum(-1), 1.0, atol=1e-5)
     assert np.all(np.triu(run.weights, k=1) == 0)           # masked: no step sees a later token
-    assert run.extra["written"][-1] == "[EOS]" and len(run.extra["written"]) == T
+    assert run.written[-1] == "[EOS]" and len(run.written) == T
 
 
 def test_cross_attention_keys_are_the_encoder_output_projected(tiny, toks):
     src = torch.tensor([translate.source_ids(toks[0], SENTENCE)])
     with torch.no_grad():
         memory = tiny.encode(src).x
-        dec = tiny.decode(torch.tensor([[5, 9, 12]]), memory, capture=True, keep_qkv=True)
-    for layer, cap in zip(tiny.decoder.layers, dec.cross_caps):
+        with capturing("weights", "k"):
+            dec = tiny.decode(torch.tensor([[5, 9, 12]]), memory)
+    for layer, cap in zip(tiny.decoder.layers, dec.cross_intermediates):
         with torch.no_grad():
             keys = layer.cross_attn.split_heads(layer.cross_attn.w_k(memory))     # (1, H, S, D)
         torch.testing.assert_close(cap.k, keys)
@@ -108,9 +110,9 @@ def test_cached_step_by_step_attention_equals_teacher_forcing_on_the_same_output
     steps = translate.greedy(tiny, src, max_new=8)
     forced = translate.teacher_forcing(tiny, src, steps.ids)
     n = len(steps.cross)
-    np.testing.assert_allclose(steps.cross, forced.cross_weights.transpose(2, 0, 1, 3)[:n], atol=1e-5)
+    np.testing.assert_allclose(steps.cross, forced["cross_weights"].transpose(2, 0, 1, 3)[:n], atol=1e-5)
     for t, row in enumerate(steps.self_rows):
-        np.testing.assert_allclose(row, forced.weights[:, :, t, :t + 1], atol=1e-5)
+        np.testing.assert_allclose(row, forced["weights"][:, :, t, :t + 1], atol=1e-5)
 
 
 def test_unknown_words_get_a_message_naming_them_and_what_can_be_translated(toks):

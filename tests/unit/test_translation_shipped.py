@@ -43,8 +43,8 @@ def test_shipped_greedy_equals_beam_width_one_and_translates_the_default_example
         src = translate.source_ids(src_tok, pair.en)
         assert translate.beam_search(model, src, width=1)[0].ids == translate.greedy(model, src).ids
     run = translate.run(model, src_tok, tgt_tok, "the teacher likes the restaurant near the station .")
-    assert run.extra["output"] == "老师喜欢车站附近的餐厅。"
+    assert run.output == "老师喜欢车站附近的餐厅。"
     # the step writing 车 (station) attends to "station" more than to "restaurant" in the last layer
     w = run.cross_weights[-1].mean(0)
-    row = run.extra["written"].index("车")
+    row = run.written.index("车")
     assert w[row, run.src_tokens.index("station")] > w[row, run.src_tokens.index("restaurant")]

@@ -22,14 +22,14 @@ def test_run_image_returns_cls_and_patch_tokens_and_matches_the_fast_path():
     model = _model()
     img = np.random.default_rng(0).normal(size=(1, 8, 8)).astype(np.float32)
     run = run_image(model, img, ["a", "b", "c"])
-    assert run.tokens[:3] == ["<cls>", "p0", "p1"] and len(run.tokens) == 17
-    assert run.weights.shape == (2, 2, 17, 17)
-    np.testing.assert_allclose(run.weights.sum(-1), 1, atol=1e-5)
+    assert run.tokens[:3] == ("<cls>", "p0", "p1") and len(run.tokens) == 17
+    assert run.stacked_weights().shape == (2, 2, 17, 17)
+    np.testing.assert_allclose(run.stacked_weights().sum(-1), 1, atol=1e-5)
     with torch.no_grad():
         fast = model(torch.from_numpy(img)[None]).numpy()
-    np.testing.assert_allclose(run.logits, fast, atol=1e-5)
-    np.testing.assert_allclose(run.extra["probs"].sum(), 1, atol=1e-6)
-    assert run.extra["grid"] == (4, 4) and run.extra["classes"] == ["a", "b", "c"]
+    np.testing.assert_allclose(run.logits, fast[0], atol=1e-5)
+    np.testing.assert_allclose(run.probs.sum(), 1, atol=1e-6)
+    assert run.grid == (4, 4) and run.classes == ("a", "b", "c")
 
 
 def test_run_image_refuses_a_wrongly_sized_image():
@@ -75,7 +75,7 @@ def test_cls_stays_global_in_swin_masks():
 def test_swin_attention_is_zero_outside_each_window_and_alternates_between_layers():
     model = _model(SwinViT, window=2)
     run = run_image(model, np.random.default_rng(1).normal(size=(1, 8, 8)).astype(np.float32))
-    masks = run.extra["masks"]
+    masks = np.stack(run.masks)
     assert masks.shape == (2, 17, 17) and not np.array_equal(masks[0], masks[1])
     for layer in range(2):
         outside = ~masks[layer]

@@ -70,5 +70,5 @@ def test_the_digit_samples_are_read_correctly_through_the_upload_pipeline():
         img = load_image(f.read_bytes()).image
         x = preprocess(img, size=8, grayscale=True, mean=pre["mean"], std=pre["std"], ink_light=True).x
         run = run_image(model, x, pre["classes"])
-        right += run.extra["classes"][int(np.argmax(run.extra["probs"]))] == f.stem.split("_")[1]
+        right += run.classes[int(np.argmax(run.probs))] == f.stem.split("_")[1]
     assert right >= 9

@@ -5,6 +5,7 @@ import torch
 import torch.nn.functional as F
 
 from model import checkpoints
+from model.engine.capture import capturing
 from model.training.loop import fit, seed_everything
 
 
@@ -52,7 +53,8 @@ def cls_attention(model, x: np.ndarray, batch: int = 256) -> np.ndarray:
     model.eval()
     out = []
     for i in range(0, len(x), batch):
-        caps = model.encode(torch.from_numpy(x[i:i + batch]), capture=True).self_caps
+        with capturing():
+            caps = model.encode(torch.from_numpy(x[i:i + batch])).intermediates
         w = torch.stack([c.weights[:, :, 0, 1:] for c in caps], dim=1)           # (b, L, H, N)
         out.append((w / w.sum(-1, keepdim=True).clamp_min(1e-12)).numpy())
     return np.concatenate(out)
@@ -81,7 +83,8 @@ def cls_rollout(model, x: np.ndarray, batch: int = 256) -> np.ndarray:
     model.eval()
     out = []
     for i in range(0, len(x), batch):
-        caps = model.encode(torch.from_numpy(x[i:i + batch]), capture=True).self_caps
+        with capturing():
+            caps = model.encode(torch.from_numpy(x[i:i + batch])).intermediates
         w = torch.stack([c.weights for c in caps], dim=1).numpy()                 # (b, L, H, N+1, N+1)
         r = np.stack([rollout(one)[-1, 0, 1:] for one in w])                      # (b, N)
         out.append(r / r.sum(-1, keepdims=True))
