@@ -21,6 +21,7 @@ DEFAULT_FILE = "bpe_8k.json"
 DEFAULT_VOCAB = 8192
 # Han, CJK punctuation, kana, Hangul syllables, full-width forms: each such character is its own pre-token
 CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _MASK_SPELLINGS = re.compile(r" ?(?:\[MASK\]|<mask>)")    # one space before a mask belongs to it (lstrip)
 
 
@@ -39,7 +40,7 @@ def byte_decoder() -> dict[str, int]:
 
 def normalize(text: str) -> str:
     """Lone surrogates -> U+FFFD, then NFC: the text whose characters the spans of an Encoding index."""
-    text = text.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace")
+    text = _SURROGATE.sub("\ufffd", text)
     return unicodedata.normalize("NFC", text)
 
 
