@@ -13,7 +13,8 @@ import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-CLEANING_VERSION = 1        # bump when a rule below changes, so cached corpora are rebuilt
+CLEANING_VERSION = 2        # bump when a rule below changes, so cached corpora are rebuilt
+WRAPPED_CJK_LINE = 24      # a Chinese line this long (characters) was wrapped, not broken on purpose
 HELDOUT_PERCENT = 5         # share of documents (by hash) held out from training
 
 WORDNET_DIR = "usr/share/wordnet"
@@ -66,12 +67,15 @@ def clean(text: str) -> str:
 
 
 def _join_lines(lines: list[str]) -> str:
-    """Unwrap hard-wrapped lines: a space between Latin lines, nothing next to a CJK character."""
-    out = ""
+    """Unwrap hard-wrapped lines: a space between Latin lines; Chinese lines join with nothing when the
+    first is long (wrapped prose) and keep their break when short (a title, an author, a line of verse)."""
+    out, previous = "", ""
     for line in lines:
-        if out and not (_CJK.match(out[-1]) or _CJK.match(line[0])):
+        if out and (_CJK.match(out[-1]) or _CJK.match(line[0])):
+            out += "" if len(previous) >= WRAPPED_CJK_LINE else "\n"
+        elif out:
             out += " "
-        out += line
+        out, previous = out + line, line
     return out
 
 
