@@ -3,7 +3,9 @@
 BPE, so merges stay inside one character; special tokens sit at ids 0..6 and typed text cannot forge them.
 
 Normalisation, stated once: lone surrogates (not Unicode scalar values) become U+FFFD, then NFC. For any text t,
-decode(encode(t).ids) == normalize(t). Train with `python -m model.data.bpe --train`."""
+decode(encode(t).ids) == normalize(t). A text gets a dummy leading space (unless it starts with a CJK
+character) that decode removes, so a first word is the same token as mid-sentence.
+Train with `python -m model.data.bpe --train` (deterministic: the same corpus gives the same file)."""
 import argparse
 import json
 import re
@@ -21,6 +23,7 @@ DEFAULT_FILE = "bpe_8k.json"
 DEFAULT_VOCAB = 8192
 # Han, CJK punctuation, kana, Hangul syllables, full-width forms: each such character is its own pre-token
 CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
+_CJK_CHAR = re.compile(f"[{CJK}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MASK_SPELLINGS = re.compile(r" ?(?:\[MASK\]|<mask>)")    # one space before a mask belongs to it (lstrip)
 
@@ -45,6 +48,12 @@ def normalize(text: str) -> str:
 
 
 _LEADS = ((0x80, 0x00), (0xE0, 0xC0), (0xF0, 0xE0), (0xF8, 0xF0))   # UTF-8 lead byte of a 1..4-byte char
+
+
+def with_prefix(text: str) -> str:
+    """A dummy space in front of a text that does not start with a CJK character (SentencePiece's
+    add_dummy_prefix), so its first word is the same token as mid-sentence; decode removes it again."""
+    return text if not text or _CJK_CHAR.match(text) else " " + text
 
 
 def display(piece: bytes) -> str:
@@ -102,7 +111,7 @@ def group_words(enc: Encoding) -> list[Word]:
     groups: list[list] = []      # [first word, last word, piece indices]; first word None for a special
     for i, (a, b) in enumerate(enc.spans):
         touched = [owner[c] for c in range(a, b) if owner[c] >= 0]
-        if a == b or (enc.ids[i] < len(SPECIALS) and not touched):
+        if enc.ids[i] < len(SPECIALS) and not touched:
             groups.append([None, None, [i]])
         elif touched and groups and groups[-1][0] is not None and min(touched) <= groups[-1][1]:
             groups[-1][1] = max(groups[-1][1], max(touched))
@@ -161,42 +170,57 @@ class BPETokenizer:
     def piece(self, i: int) -> str:
         return self._pieces[i]
 
-    def _encode_plain(self, text: str, start: int) -> tuple[list[int], list[tuple[int, int]]]:
-        ids = self.tokenizer.encode(text, add_special_tokens=False).ids
-        if b"".join(self._bytes[i] for i in ids) != text.encode("utf-8"):
+    def _encode_plain(self, text: str, start: int) -> tuple[list[int], list[tuple[int, int]], list[str]]:
+        """ids, spans and pieces of text without masks; at the start of the input a dummy space is put in
+        front (see with_prefix) and left out of the spans and the first piece. Where it would be a token on its
+        own it is left out, unless the text starts with whitespace (then that token is piece '', span empty)."""
+        prefixed = with_prefix(text) if start == 0 else text
+        ids = self.tokenizer.encode(prefixed, add_special_tokens=False).ids
+        if prefixed != text and self._bytes[ids[0]] == b" " and not text[0].isspace():
+            prefixed, ids = text, self.tokenizer.encode(text, add_special_tokens=False).ids   # dummy would stand alone
+        dummy = len(prefixed) - len(text)            # 1 or 0 bytes
+        if b"".join(self._bytes[i] for i in ids) != prefixed.encode("utf-8"):
             raise RuntimeError(f"tokenizer lost bytes of {text[:40]!r}: its JSON has a lossy normalizer?")
         char_at = [c for c, ch in enumerate(text) for _ in range(len(ch.encode("utf-8")))]
-        spans, b = [], 0
+        spans, pieces, b = [], [self._pieces[i] for i in ids], -dummy
         for i in ids:
             n = len(self._bytes[i])
-            spans.append((start + char_at[b], start + char_at[b + n - 1] + 1))
+            first, last = max(b, 0), b + n - 1
+            spans.append((start + char_at[first], start + char_at[last] + 1) if last >= 0 else (start, start))
             b += n
-        return ids, spans
+        if dummy and ids:
+            pieces[0] = display(self._bytes[ids[0]][1:])
+        return ids, spans, pieces
 
     def encode(self, text: str, *, add_cls_sep: bool = False, bos: bool = False, masks: bool = False) -> Encoding:
         """Text -> Encoding. masks: '[MASK]' and '<mask>' become the mask id (otherwise plain text, like every
         other special spelling). add_cls_sep: [CLS] ... [SEP]; bos: [BOS] first."""
         text = normalize(text)
         cuts = [(m.start(), m.end()) for m in _MASK_SPELLINGS.finditer(text)] if masks else []
-        ids, spans, pos = [], [], 0
+        ids, spans, pieces, pos = [], [], [], 0
         for a, b in cuts + [(len(text), len(text))]:
             if a > pos:
-                more_ids, more_spans = self._encode_plain(text[pos:a], pos)
-                ids, spans = ids + more_ids, spans + more_spans
+                more = self._encode_plain(text[pos:a], pos)
+                ids, spans, pieces = ids + more[0], spans + more[1], pieces + more[2]
             if b > a:
-                ids, spans = ids + [MASK], spans + [(a, b)]
+                ids, spans, pieces = ids + [MASK], spans + [(a, b)], pieces + ["[MASK]"]
             pos = b
         if add_cls_sep:
             ids, spans = [CLS] + ids + [SEP], [(0, 0)] + spans + [(len(text), len(text))]
+            pieces = ["[CLS]"] + pieces + ["[SEP]"]
         if bos:
-            ids, spans = [BOS] + ids, [(0, 0)] + spans
-        return Encoding(text, ids, [self._pieces[i] for i in ids], spans)
+            ids, spans, pieces = [BOS] + ids, [(0, 0)] + spans, ["[BOS]"] + pieces
+        return Encoding(text, ids, pieces, spans)
 
-    def decode(self, ids, skip_special: bool = False) -> str:
-        """ids -> text; specials as their names unless skip_special. A byte sequence cut inside a character
-        (a lone byte token) decodes to U+FFFD there."""
-        keep = [i for i in ids if not (skip_special and i < len(SPECIALS))]
-        return b"".join(self._bytes[i] for i in keep).decode("utf-8", errors="replace")
+    def decode(self, ids, skip_special: bool = False, strip_prefix: bool = True) -> str:
+        """ids -> text; specials as their names unless skip_special. strip_prefix drops the dummy space of a
+        text's first token (pass False for a continuation decoded alone). A byte sequence cut inside a
+        character (a lone byte token) decodes to U+FFFD there."""
+        keep = [int(i) for i in ids if not (skip_special and i < len(SPECIALS))]
+        raw = b"".join(self._bytes[i] for i in keep)
+        if strip_prefix and keep and keep[0] >= len(SPECIALS) and raw.startswith(b" "):
+            raw = raw[1:]
+        return raw.decode("utf-8", errors="replace")
 
 
 @lru_cache(maxsize=4)
@@ -216,7 +240,7 @@ def train(texts, vocab_size: int = DEFAULT_VOCAB, min_frequency: int = 2) -> BPE
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False,
                                   special_tokens=list(SPECIALS), initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator((normalize(t) for t in texts), trainer)
+    tok.train_from_iterator((with_prefix(normalize(t)) for t in texts), trainer)
     return BPETokenizer(tok)
 
 

@@ -68,8 +68,16 @@ def test_only_mask_spellings_become_the_mask_token_when_asked():
     assert enc.ids.count(MASK) == 2
     assert all(i >= len(SPECIALS) for i in enc.ids if i != MASK)
     # one space before a mask belongs to it, so the word after keeps its own leading space
-    assert enc.ids[:3] == TOK.encode("The").ids + [MASK] + TOK.encode(" pulled").ids[:1]
+    assert enc.ids[:3] == TOK.encode("The").ids + [MASK] + TOK.encode("pulled").ids[:1]   # both " pull..."
     assert enc.spans[1] == (3, 10)
+
+
+def test_a_first_word_is_the_same_token_as_mid_sentence():
+    first, mid = TOK.encode("courage"), TOK.encode("great courage")
+    assert first.ids == mid.ids[1:] and first.pieces == ["courage"] and mid.pieces[1] == " courage"
+    assert first.spans == [(0, 7)]
+    assert TOK.decode(first.ids) == "courage" and TOK.decode(first.ids, strip_prefix=False) == " courage"
+    assert TOK.encode("我").pieces == ["我"] and TOK.decode(TOK.encode(" 我").ids) == " 我"
 
 
 def test_cls_sep_and_bos_wrap_the_text_with_empty_spans():
@@ -102,7 +110,8 @@ def test_any_unicode_text_decodes_back_with_no_unk_and_no_forged_specials(text):
     assert TOK.decode(enc.ids) == unicodedata.normalize("NFC", text)
     assert min(enc.ids, default=len(SPECIALS)) >= len(SPECIALS)
     starts = [a for a, _ in enc.spans]
-    assert starts == sorted(starts) and all(0 <= a < b <= len(enc.text) for a, b in enc.spans)
+    assert starts == sorted(starts) and all(0 <= a < b <= len(enc.text) for a, b in enc.spans[1:])
+    assert enc.spans[:1] != [(0, 0)] or (enc.text[0].isspace() and enc.pieces[0] == "")   # a lone dummy space
     assert all("\ufffd" not in p for p in enc.pieces) or "\ufffd" in text
     masked = TOK.encode(text, masks=True)
     n_masks = enc.text.count("[MASK]") + enc.text.count("<mask>")
@@ -149,5 +158,5 @@ def test_round_trip_through_dict_and_file(tmp_path):
 def test_training_on_a_small_text_learns_its_frequent_words():
     tok = train(["walk walks walked walking talk talks talked"] * 20, vocab_size=7 + 256 + 12)
     assert len(tok) == 7 + 256 + 12
-    assert tok.encode(" walked").pieces == [" walked"]
+    assert tok.encode("walked").pieces == ["walked"] and tok.encode("I walked").pieces[-1] == " walked"
     assert tok.decode(tok.encode("unseen 文字").ids) == "unseen 文字"
