@@ -2,33 +2,13 @@
 {"pieces": [...], "ids": [...], "unk": count, "decoded": "..."}. Without --model: the shipped byte-level BPE
 (model/data/bpe.py); with it, the tokenizer stored in assets/NAME.json under "tokenizer"."""
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
 
+from model.data import text_input
+
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
-
-
-def _word_tokenizer_class():
-    """The course-world word tokenizer, wherever the package layout keeps it."""
-    for module in ("model.data.word_tokenizer", "model.tokenizer"):
-        try:
-            return importlib.import_module(module).WordTokenizer
-        except ModuleNotFoundError:
-            continue
-    raise ImportError("no word tokenizer found in model.data.word_tokenizer or model.tokenizer")
-
-
-def tokenizer_for(spec: dict):
-    """A tokenizer from a model's meta["tokenizer"]: {"type": "bpe", ...} or {"type": "word", "vocab": [...]}."""
-    kind = spec.get("type")
-    if kind == "bpe":
-        from model.data.bpe import BPETokenizer
-        return BPETokenizer.from_dict(spec)
-    if kind == "word":
-        return _word_tokenizer_class().from_dict(spec)
-    raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word')")
 
 
 def load_tokenizer(model: str | None = None, assets: Path = ASSETS):
@@ -43,7 +23,7 @@ def load_tokenizer(model: str | None = None, assets: Path = ASSETS):
     spec = json.loads(path.read_text(encoding="utf-8")).get("tokenizer")
     if not isinstance(spec, dict):
         raise ValueError(f"{path} holds no tokenizer")
-    return tokenizer_for(spec)
+    return text_input.tokenizer_from_spec(spec)
 
 
 def tokenize(text: str, model: str | None = None, masks: bool = False) -> dict:

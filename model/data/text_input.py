@@ -19,9 +19,20 @@ def rule_of(meta: dict) -> str:
     return rule
 
 
-def tokenizer_of(meta: dict) -> WordTokenizer:
+def tokenizer_from_spec(spec: dict):
+    """A tokenizer from a model's meta["tokenizer"]: {"type": "bpe", ...} or {"type": "word", "vocab": [...]}."""
+    kind = spec.get("type")
+    if kind == "bpe":
+        from model.data.bpe import BPETokenizer
+        return BPETokenizer.from_dict(spec)
+    if kind == "word":
+        return WordTokenizer.from_dict(spec)
+    raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word')")
+
+
+def tokenizer_of(meta: dict):
     """The tokenizer stored in the model's metadata."""
-    return WordTokenizer.from_dict(meta["tokenizer"])
+    return tokenizer_from_spec(meta["tokenizer"])
 
 
 def encode(tokenizer: WordTokenizer, text: str, rule: str) -> Encoding:
