@@ -21,13 +21,13 @@ DEFAULT_TEXT = ("The restaurant refused to serve me a ham sandwich because it on
 
 
 def parse_positions(text: str, n: int) -> tuple[int, ...]:
-    """'0, 7' -> (0, 7); raises ValueError with a readable message."""
+    """'0, 7' -> (0, 7); raises InputError with a readable message."""
     try:
         pos = tuple(sorted({int(p) for p in text.replace(";", ",").split(",") if p.strip()}))
-    except InputError:
-        raise ValueError(f"Global positions must be whole numbers separated by commas (got {text[:40]!r}).")
+    except ValueError:
+        raise InputError(f"Global positions must be whole numbers separated by commas (got {text[:40]!r}).")
     if len(pos) > MAX_POSITIONS or any(p < 0 or p >= n for p in pos):
-        raise ValueError(f"Give at most {MAX_POSITIONS} positions between 0 and {n - 1}.")
+        raise InputError(f"Give at most {MAX_POSITIONS} positions between 0 and {n - 1}.")
     return pos
 
 

@@ -1,5 +1,5 @@
 """Pure-numpy views of captured attention: attention rollout across layers (Abnar & Zuidema 2020),
-hiding special tokens with row renormalisation, and the strongest keys of one query."""
+hiding special tokens with row renormalisation."""
 import numpy as np
 
 HIDDEN_BY_TOGGLE = ("[CLS]", "[SEP]", "[PAD]", "[BOS]", "[EOS]")
@@ -35,9 +35,3 @@ def renormalised(matrix: np.ndarray, keep: np.ndarray) -> tuple[np.ndarray, floa
     kept = sub.sum(-1, keepdims=True)
     removed = float(1.0 - kept.mean()) if len(keep) else 0.0
     return np.divide(sub, kept, out=np.zeros_like(sub), where=kept > 0), removed
-
-
-def top_keys(row: np.ndarray, k: int = 8) -> np.ndarray:
-    """Indices of the k largest weights of one query row (N,), largest first (ties: earlier key)."""
-    order = np.argsort(-row, kind="stable")
-    return order[:k]

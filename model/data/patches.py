@@ -1,4 +1,4 @@
-"""Cutting an image into non-overlapping square patches and putting them back (ViT, Dosovitskiy et al.
+"""Cutting an image into non-overlapping square patches (ViT, Dosovitskiy et al.
 2021, sec. 3.1): x ∈ R^{C×H×W} -> N = (H/P)(W/P) vectors of length C·P², patches in row-major order."""
 import numpy as np
 import torch
@@ -12,12 +12,8 @@ def grid_size(image_size: tuple[int, int] | int, patch_size: int) -> tuple[int, 
     return h // patch_size, w // patch_size
 
 
-def num_patches(image_size: tuple[int, int] | int, patch_size: int) -> int:
-    gh, gw = grid_size(image_size, patch_size)
-    return gh * gw
-
-
-def _permute(x, dims):
+def permute(x, dims):
+    """np.transpose or Tensor.permute, whichever x is."""
     return x.permute(*dims) if isinstance(x, torch.Tensor) else np.transpose(x, dims)
 
 
@@ -28,26 +24,5 @@ def patchify(x, patch_size: int):
     gh, gw = grid_size((h, w), patch_size)
     p = patch_size
     y = x.reshape(-1, c, gh, p, gw, p)                       # (B, C, gh, P, gw, P)
-    y = _permute(y, (0, 2, 4, 1, 3, 5))                      # (B, gh, gw, C, P, P)
+    y = permute(y, (0, 2, 4, 1, 3, 5))                      # (B, gh, gw, C, P, P)
     return y.reshape(*lead, gh * gw, c * p * p)
-
-
-def unpatchify(patches, patch_size: int, grid: tuple[int, int], channels: int):
-    """Inverse of patchify. patches: (..., N, C·P·P) -> (..., C, H, W)."""
-    *lead, n, d = patches.shape
-    gh, gw = grid
-    p = patch_size
-    if n != gh * gw or d != channels * p * p:
-        raise ValueError(f"{n} patches of length {d} do not make a {gh}×{gw} grid of {channels}×{p}×{p}")
-    y = patches.reshape(-1, gh, gw, channels, p, p)          # (B, gh, gw, C, P, P)
-    y = _permute(y, (0, 3, 1, 4, 2, 5))                      # (B, C, gh, P, gw, P)
-    return y.reshape(*lead, channels, gh * p, gw * p)
-
-
-def patch_box(index: int, patch_size: int, grid: tuple[int, int]) -> tuple[int, int, int, int]:
-    """Pixel box (top, left, bottom, right), bottom/right exclusive, of patch `index`."""
-    gh, gw = grid
-    if not 0 <= index < gh * gw:
-        raise IndexError(f"patch {index} is outside a {gh}×{gw} grid")
-    r, c = divmod(index, gw)
-    return r * patch_size, c * patch_size, (r + 1) * patch_size, (c + 1) * patch_size

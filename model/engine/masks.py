@@ -168,13 +168,6 @@ def build(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
     return PATTERNS[key].build(n, causal, **params)
 
 
-def count_allowed(key: str, n: int, causal: bool = False, chunk_rows: int = 512, **params) -> int:
-    """Number of True entries of build(key, n, ...) without holding the (n, n) matrix (n up to 16k+)."""
-    pat = PATTERNS[key]
-    return int(sum(pat.rows(np.arange(a, min(a + chunk_rows, n)), n, causal, **params).sum()
-                   for a in range(0, n, chunk_rows)))
-
-
 # ---- the plain functions, one per pattern (each (N, N) bool, True = may attend) ----------------
 def full(n: int) -> np.ndarray:
     """Every query attends to every key."""

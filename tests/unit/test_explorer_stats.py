@@ -133,7 +133,3 @@ def test_hiding_special_tokens_renormalises_rows_and_reports_the_removed_share()
     assert keep.tolist() == [1, 2]
     assert np.allclose(sub, [[0.75, 0.25], [1 / 9, 8 / 9]])
     assert removed == pytest.approx(1 - (0.8 + 0.9) / 2)
-
-
-def test_top_keys_orders_by_weight():
-    assert analysis.top_keys(np.array([0.1, 0.5, 0.1, 0.3]), 3).tolist() == [1, 3, 0]

@@ -3,7 +3,7 @@ draw what they claim."""
 import numpy as np
 import pytest
 
-from model.data.patches import patch_box
+from tests.patch_geometry import patch_box
 from viz.images import (
     patch_upsample,
     plot_head_grid,

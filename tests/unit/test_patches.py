@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 import torch
 
-from model.data.patches import grid_size, num_patches, patch_box, patchify, unpatchify
+from model.data.patches import grid_size, patchify
+from tests.patch_geometry import num_patches, patch_box, unpatchify
 
 
 @pytest.mark.parametrize("channels,size,patch", [(1, 8, 2), (3, 24, 4), (3, 12, 6), (2, 6, 1)])
