@@ -21,6 +21,9 @@ def main(argv=None):
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("names", nargs="*", help="only these models")
     args = p.parse_args(argv)
+    unknown = [n for n in args.names if n not in recipes.names()]
+    if unknown:
+        p.error(f"unknown model {unknown[0]!r}; choose from {', '.join(recipes.names())}")
     results = evaluate_all(args.names)
     if args.json:
         json.dump(results, sys.stdout, indent=1)

@@ -11,7 +11,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from model.data.word_tokenizer import split_words
+from model.data.word_tokenizer import WordTokenizer, split_words
 
 PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food. "
              "In the end, they just gave me two slices of bread. "
@@ -132,10 +132,6 @@ class Sample:
     kind: str = "sentence"        # "sentence" | "passage" | "repeat" | "fact" | "ordinary"
 
 
-def _fill(frame: str, a: str, b: str, p: str) -> str:
-    return frame.format(a=a, b=b, p=p)
-
-
 def _ref(words: list[str], pron_at: int, noun: str, search_before: int | None = None) -> Ref:
     """Ref from the pronoun position and the antecedent's first occurrence."""
     j = words.index(noun, 0, search_before if search_before is not None else len(words))
@@ -147,7 +143,7 @@ def schema_sentence(name: str, frame: int, a: str, b: str, side: str, pred: int,
     s = SCHEMAS[name]
     p = (s.a_preds if side == "a" else s.b_preds)[pred]
     b_phrase = f"{mod} {b}".strip()
-    text = _fill(s.frames[frame], a, b_phrase, p)
+    text = s.frames[frame].format(a=a, b=b_phrase, p=p)
     words = split_words(text)
     k = words.index("it")
     return Sample(text, (_ref(words, k, a if side == "a" else b, k),), name, frame, (a, b),
@@ -166,18 +162,13 @@ def pair_splits(name: str) -> dict[str, list[tuple[str, str]]]:
             "train": rest[n_held + n_val:]}
 
 
-def frame_splits(name: str) -> dict[str, list[int]]:
-    held = HELDOUT_FRAMES[name]
-    return {"train": [i for i in range(len(SCHEMAS[name].frames)) if i not in held], "heldout": list(held)}
-
-
-def _split_spec(split: str, name: str):
-    """(pairs, frames) a split draws from: val/heldout_pairs use training frames, heldout_frames
-    uses training pairs with the held-out frames."""
-    pairs, frames = pair_splits(name), frame_splits(name)
-    return {"train": (pairs["train"], frames["train"]), "val": (pairs["val"], frames["train"]),
-            "heldout_pairs": (pairs["heldout"], frames["train"]),
-            "heldout_frames": (pairs["train"], frames["heldout"])}[split]
+def split_spec(split: str, name: str):
+    """(pairs, frames) a split draws from: val/heldout_pairs use the training frames, heldout_frames
+    uses the training pairs with the held-out frames."""
+    pairs, held = pair_splits(name), list(HELDOUT_FRAMES[name])
+    frames = [i for i in range(len(SCHEMAS[name].frames)) if i not in held]
+    return {"train": (pairs["train"], frames), "val": (pairs["val"], frames),
+            "heldout_pairs": (pairs["heldout"], frames), "heldout_frames": (pairs["train"], held)}[split]
 
 
 def passage(a: str, b: str, frame: int, side: str, pred: int, rng: random.Random) -> Sample:
@@ -233,14 +224,14 @@ def ordinary(rng: random.Random) -> Sample:
 
 def _random_schema_sample(split: str, rng: random.Random) -> Sample:
     name = rng.choice(sorted(SCHEMAS))
-    pairs, frames = _split_spec(split, name)
+    pairs, frames = split_spec(split, name)
     a, b = rng.choice(pairs)
     mods = SCHEMAS[name].b_modifiers
     return schema_sentence(name, rng.choice(frames), a, b, rng.choice("ab"), rng.randrange(10), rng.choice(mods))
 
 
 def _random_passage(split: str, rng: random.Random) -> Sample:
-    pairs, frames = _split_spec(split, "venue_dish")
+    pairs, frames = split_spec(split, "venue_dish")
     a, b = rng.choice(pairs)
     return passage(a, b, rng.choice(frames), rng.choice("ab"), rng.randrange(10), rng)
 
@@ -271,7 +262,7 @@ def eval_samples(split: str, n_pairs: int = 150, seed: int = 0, passages: bool =
     out = []
     for _ in range(n_pairs):
         if passages:
-            pairs, frames = _split_spec(split, "venue_dish")
+            pairs, frames = split_spec(split, "venue_dish")
             (a, b), f, pred = rng.choice(pairs), rng.choice(frames), rng.randrange(10)
             state = rng.getstate()
             for side in "ab":
@@ -279,7 +270,7 @@ def eval_samples(split: str, n_pairs: int = 150, seed: int = 0, passages: bool =
                 out.append(passage(a, b, f, side, pred, rng))
             continue
         name = rng.choice(sorted(SCHEMAS))
-        pairs, frames = _split_spec(split, name)
+        pairs, frames = split_spec(split, name)
         (a, b), f, pred = rng.choice(pairs), rng.choice(frames), rng.randrange(10)
         mod = rng.choice(SCHEMAS[name].b_modifiers)
         out += [schema_sentence(name, f, a, b, side, pred, mod) for side in "ab"]
@@ -326,15 +317,13 @@ def classic_refs(text: str) -> list[Ref]:
     return [Ref(i, words.index(answers[w]), w, answers[w]) for i, w in enumerate(words) if w in answers]
 
 
-def vocabulary() -> list[str]:
-    """Every word the generator can emit, and every word of the classic examples (sorted)."""
+def tokenizer() -> WordTokenizer:
+    """The word tokenizer of every course-world model: every word the generator can emit and every word
+    of the classic examples."""
     pieces = [PARAGRAPH, *[t for _, t in CLASSICS], *PEOPLE, *VERBS, *FACT_TEMPLATES, *AGENT_SENTENCES,
               *ORDINARY_TEMPLATES]
     pieces += [f for f, _ in PLURAL_FOODS] + [f"{p} {q}" for p, q in THIRD_A + THIRD_F]
     pieces = [re.sub(r"\{[a-z]+\}", " ", p) for p in pieces]
     for s in SCHEMAS.values():
         pieces += [*s.a_nouns, *s.b_nouns, *s.a_preds, *s.b_preds, *s.b_modifiers, *s.frames]
-    words = set()
-    for piece in pieces:
-        words.update(split_words(piece))
-    return sorted(words)
+    return WordTokenizer.build(pieces)

@@ -16,7 +16,7 @@ def split_words(text: str, lower: bool = True) -> list[str]:
 
 @dataclass
 class Encoding:
-    """ids: token ids; tokens: their strings as shown (the typed spelling for known words);
+    """ids: token ids; tokens: the pieces as read (lower-cased, specials by name);
     unknown: True where the typed piece is not in the vocabulary."""
     ids: list[int]
     tokens: list[str]
@@ -32,6 +32,8 @@ class WordTokenizer:
 
     @classmethod
     def build(cls, texts, min_count: int = 1) -> "WordTokenizer":
+        """The one way a vocabulary is made: the special tokens, then every word of `texts` (split_words)
+        seen at least `min_count` times, sorted."""
         counts: dict[str, int] = {}
         for t in texts:
             for w in split_words(t):

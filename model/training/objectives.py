@@ -7,7 +7,7 @@ every position but the last gives a loss term, and the causal mask stops it from
 import numpy as np
 import torch
 
-from model.data.word_tokenizer import MASK
+from model.data.word_tokenizer import MASK, SPECIALS
 
 
 def mlm_loss_positions(n: int, masked: list[int]) -> np.ndarray:
@@ -25,12 +25,44 @@ def causal_loss_positions(n: int) -> np.ndarray:
 
 
 def choose_masked(n: int, rate: float, rng: np.random.Generator, allowed: np.ndarray | None = None) -> list[int]:
-    """BERT-style choice of about rate·n positions to hide (at least one), among `allowed` (n,) bool."""
+    """Exactly round(rate·k) of the k `allowed` (n,) positions, at least one, drawn without replacement:
+    a fixed-size example of what a masked LM hides (sorted positions)."""
     candidates = np.flatnonzero(allowed if allowed is not None else np.ones(n, dtype=bool))
     if not len(candidates):
         return []
     k = max(1, int(round(rate * len(candidates))))
     return sorted(rng.choice(candidates, size=min(k, len(candidates)), replace=False).tolist())
+
+
+def _uniform(rng, shape) -> torch.Tensor:
+    if isinstance(rng, torch.Generator):
+        return torch.rand(tuple(shape), generator=rng)
+    return torch.from_numpy(rng.random(tuple(shape)))
+
+
+def _integers(rng, low: int, high: int, n: int) -> torch.Tensor:
+    if isinstance(rng, torch.Generator):
+        return torch.randint(low, high, (n,), generator=rng)
+    return torch.from_numpy(rng.integers(low, high, size=n))
+
+
+def bert_mask(ids: torch.Tensor, maskable: torch.Tensor, rate: float, rng, vocab_size: int,
+              replace: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT's masking (Devlin et al. 2019): each `maskable` position is chosen independently with
+    probability `rate`; a chosen position then shows [MASK] with probability 0.8, a random ordinary
+    word 0.1, and itself 0.1 (replace=False: always [MASK], as when measuring a masked LM).
+
+    ids, maskable: (B, T) int64, bool. rng: a torch.Generator or a numpy Generator (the draws, in this
+    order: choice, roll, random words). Returns (inputs (B, T), labels (B, T): the hidden id where
+    chosen, -100 elsewhere)."""
+    chosen = (_uniform(rng, ids.shape) < rate) & maskable
+    labels = torch.where(chosen, ids, -100)
+    roll = _uniform(rng, ids.shape)
+    inputs = ids.clone()
+    inputs[chosen & ((roll < 0.8) | (not replace))] = MASK
+    swap = chosen & (roll >= 0.8) & (roll < 0.9) & replace
+    inputs[swap] = _integers(rng, len(SPECIALS), vocab_size, int(swap.sum()))
+    return inputs, labels
 
 
 def causal_lm_batch(ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

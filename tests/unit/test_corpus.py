@@ -55,7 +55,7 @@ def test_heldout_pair_nouns_still_appear_in_training(train):
 def test_eval_splits_draw_only_from_their_pairs_and_frames(split):
     samples = corpus.eval_samples(split, 100) + corpus.eval_samples(split, 20, passages=True)
     for s in samples:
-        pairs, frames = corpus._split_spec(split, s.schema)
+        pairs, frames = corpus.split_spec(split, s.schema)
         assert s.pair in pairs and s.frame in frames
 
 
@@ -104,7 +104,7 @@ def test_paragraph_references():
 
 
 def test_vocabulary_covers_generated_text_classics_and_order_example(train):
-    vocab = set(corpus.vocabulary())
+    vocab = set(corpus.tokenizer().vocab)
     emitted = {w for s in train for w in split_words(s.text)}
     emitted |= {w for _, t in corpus.CLASSICS for w in split_words(t)}
     assert emitted <= vocab

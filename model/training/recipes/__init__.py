@@ -14,6 +14,7 @@ def names() -> list[str]:
 
 
 def get(name: str):
+    """The recipe module of a shipped model; ValueError naming the known ones for any other name."""
     if name not in names():
-        raise SystemExit(f"unknown model {name!r}; choose one of {', '.join(names())}")
+        raise ValueError(f"unknown model {name!r}; choose one of {', '.join(names())}")
     return importlib.import_module(f"{__name__}.{name}")

@@ -13,9 +13,10 @@ import torch.nn.functional as F
 from model import checkpoints
 from model.architectures.coref_encoder import CorefEncoder, coref_config
 from model.data import course_world as corpus
-from model.data.word_tokenizer import CLS, MASK, PAD, SEP, SPECIALS, WordTokenizer
+from model.data.word_tokenizer import PAD, SPECIALS, WordTokenizer
 from model.tasks.coreference import baselines, head_accuracy, pair_accuracy, ref_hits
 from model.training.loop import fit, seed_everything
+from model.training.objectives import bert_mask
 
 NAME = "coref_encoder"
 RECIPE = dict(steps=1600, batch=64, lr=1e-3, weight_decay=0.01, betas=(0.9, 0.98), clip=1.0, warmup=0.06,
@@ -23,7 +24,7 @@ RECIPE = dict(steps=1600, batch=64, lr=1e-3, weight_decay=0.01, betas=(0.9, 0.98
 
 
 def build_tokenizer() -> WordTokenizer:
-    return WordTokenizer(list(SPECIALS) + corpus.vocabulary())
+    return corpus.tokenizer()
 
 
 def _encode(tokenizer: WordTokenizer, samples):
@@ -33,20 +34,6 @@ def _encode(tokenizer: WordTokenizer, samples):
         ids = tokenizer.encode(s.text, add_cls_sep=True).ids
         out.append((ids, [(r.pronoun_index + 1, ids[r.antecedent_index + 1]) for r in s.refs]))
     return out
-
-
-def mask_tokens(ids: torch.Tensor, protected: torch.Tensor, vocab_size: int, gen: torch.Generator,
-                prob: float = 0.15):
-    """BERT masking. ids (B, T); protected (B, T) bool never masked. Returns (inputs, labels -100 elsewhere)."""
-    special = (ids == PAD) | (ids == CLS) | (ids == SEP) | protected
-    chosen = (torch.rand(ids.shape, generator=gen) < prob) & ~special
-    labels = torch.where(chosen, ids, torch.full_like(ids, -100))
-    u = torch.rand(ids.shape, generator=gen)
-    inputs = ids.clone()
-    inputs[chosen & (u < 0.8)] = MASK
-    rand = chosen & (u >= 0.8) & (u < 0.9)
-    inputs[rand] = torch.randint(len(SPECIALS), vocab_size, (int(rand.sum()),), generator=gen)
-    return inputs, labels
 
 
 def bucket(items, batch: int, window: int = 16, seed: int = 0) -> list:
@@ -69,7 +56,8 @@ def collate(items, pronoun_ids: torch.Tensor, vocab_size: int, gen: torch.Genera
         ids[i, :len(seq)] = torch.tensor(seq)
         for pos, target in refs:
             rows.append(i), cols.append(pos), targets.append(target)
-    inputs, labels = mask_tokens(ids, torch.isin(ids, pronoun_ids), vocab_size, gen, prob)
+    maskable = (ids >= len(SPECIALS)) & ~torch.isin(ids, pronoun_ids)     # ordinary words, never a pronoun
+    inputs, labels = bert_mask(ids, maskable, prob, gen, vocab_size)
     return dict(inputs=inputs, labels=labels, rows=torch.tensor(rows, dtype=torch.long),
                 cols=torch.tensor(cols, dtype=torch.long), targets=torch.tensor(targets, dtype=torch.long))
 
@@ -107,7 +95,8 @@ def choose_head(model, tokenizer) -> list[int]:
 
 
 def metrics(model, tokenizer, head: list[int]) -> dict:
-    """The issue's evaluation keys (and a few more) for one head."""
+    """Figures of one head: held-out pairs and frames, minimal-pair accuracy, baselines, passages, the
+    classic examples, and the masked-LM accuracy."""
     n = RECIPE["eval_pairs"]
     layer, h = head
     out = {"coref_head": list(head)}

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from model import checkpoints
 from model.data import course_world as corpus
-from model.data.word_tokenizer import BOS, EOS, SPECIALS, WordTokenizer
+from model.data.word_tokenizer import BOS, EOS, WordTokenizer
 from model.engine.config import preset
 from model.engine.transformer import Transformer
 from model.training.loop import fit, seed_everything
@@ -24,10 +24,6 @@ NAME = "course_gpt"
 SEQ_LEN = 512
 RECIPE = dict(texts=60_000, seq_len=SEQ_LEN, batch=4, max_steps=1500, lr=3e-3, weight_decay=0.01,
               time_budget_s=400, threads=1, objective="causal LM, every position")
-
-
-def tokenizer() -> WordTokenizer:
-    return WordTokenizer(list(SPECIALS) + corpus.vocabulary())
 
 
 def stream(texts: list[str], tok: WordTokenizer) -> np.ndarray:
@@ -77,7 +73,7 @@ def loss_fn(model, batch):
 def train(seed: int = 0):
     torch.set_num_threads(RECIPE["threads"])
     seed_everything(seed)
-    tok = tokenizer()
+    tok = corpus.tokenizer()
     t0 = time.perf_counter()
     texts = corpus.lm_texts(RECIPE["texts"], seed=seed)
     make_heldout(texts)
@@ -91,9 +87,7 @@ def train(seed: int = 0):
     def next_batch(step):
         return data[torch.randint(len(data), (RECIPE["batch"],), generator=gen)]
 
-    steps = affordable_steps(model, data[:RECIPE["batch"]])
-    print(f"{steps} steps fit the {RECIPE['time_budget_s']}s budget on this machine now", flush=True)
-    history = fit(model, next_batch, loss_fn, steps, lr=RECIPE["lr"],
+    history = fit(model, next_batch, loss_fn, RECIPE["max_steps"], lr=RECIPE["lr"],
                   weight_decay=RECIPE["weight_decay"], label=NAME, time_budget_s=RECIPE["time_budget_s"])
     metrics = measure(model, tok)
     meta = {"arch": "model.engine.transformer:Transformer", "config": config.to_dict(), "tokenizer": tok.to_dict(),
@@ -102,24 +96,6 @@ def train(seed: int = 0):
             "metrics": metrics}
     checkpoints.save(NAME, model, meta)
     print(metrics)
-
-
-def affordable_steps(model, batch: torch.Tensor, probes: int = 3) -> int:
-    """How many training steps fit the time budget (measured on a copy, so the cosine schedule
-    reaches its end instead of being cut off by a loaded machine)."""
-    import copy
-    probe = copy.deepcopy(model).train()
-    opt = torch.optim.AdamW(probe.parameters(), lr=1e-4)
-    times = []
-    for _ in range(probes + 1):                 # the first step warms up allocations: not timed
-        t0 = time.perf_counter()
-        loss, _ = loss_fn(probe, batch)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        times.append(time.perf_counter() - t0)
-    per_step = float(np.median(times[1:]))
-    return int(min(RECIPE["max_steps"], max(50, 0.8 * RECIPE["time_budget_s"] / per_step)))
 
 
 @torch.inference_mode()

@@ -15,19 +15,16 @@ import torch.nn.functional as F
 from model import checkpoints
 from model.architectures.sparse_encoder import SparseTransformer
 from model.data import course_world as corpus
-from model.data.word_tokenizer import CLS, MASK, SEP, SPECIALS, WordTokenizer
+from model.data.word_tokenizer import CLS, SEP, SPECIALS, WordTokenizer
 from model.engine.config import ModelConfig
 from model.training.loop import fit, seed_everything
+from model.training.objectives import bert_mask
 
 NAME = "sparse_encoder"
 PATTERN = dict(width=8, n_global=1, dilation=1)
 RECIPE = dict(texts=60_000, max_steps=2000, lr=3e-3, tokens_per_step=1024, lengths=(128, 256, 512), mask_rate=0.2,
               time_budget_s=450, threads=1)
 EVAL = dict(texts=1_500, seed=12_345, length=512, sequences=24, mask_rate=0.15)
-
-
-def tokenizer() -> WordTokenizer:
-    return WordTokenizer(list(SPECIALS) + corpus.vocabulary())
 
 
 def config(vocab_size: int) -> ModelConfig:
@@ -43,15 +40,10 @@ def pack(texts: list[str], tok: WordTokenizer, length: int, rng: np.random.Gener
     return np.array(ids[:length])
 
 
-def mask_tokens(ids: np.ndarray, rate: float, rng: np.random.Generator, vocab: int, bert: bool = True):
-    """BERT masking of non-special tokens: (inputs, targets with -100 where no loss). ids: (B, T)."""
-    chosen = (rng.random(ids.shape) < rate) & (ids >= len(SPECIALS))
-    inputs, targets = ids.copy(), np.where(chosen, ids, -100)
-    roll = rng.random(ids.shape)
-    inputs[chosen & ((roll < 0.8) | (not bert))] = MASK                       # 80 % [MASK]
-    swap = chosen & (roll >= 0.8) & (roll < 0.9) & bert                     # 10 % a random word, 10 % kept
-    inputs[swap] = rng.integers(len(SPECIALS), vocab, size=int(swap.sum()))
-    return torch.from_numpy(inputs), torch.from_numpy(targets)
+def mask_tokens(ids: np.ndarray, rate: float, rng: np.random.Generator, vocab: int, replace: bool = True):
+    """`bert_mask` of the ordinary words of ids (B, T): (inputs, targets with -100 where no loss)."""
+    ids = torch.from_numpy(ids)
+    return bert_mask(ids, ids >= len(SPECIALS), rate, rng, vocab, replace)
 
 
 def mlm_loss(model, batch):
@@ -61,21 +53,10 @@ def mlm_loss(model, batch):
     return loss, int(inputs.numel())
 
 
-def affordable_steps(model, next_batch, budget_s: float, max_steps: int) -> int:
-    """How many steps fit the time budget on this (shared) machine, from three timed forward+backward
-    passes (one per sequence length), so the cosine schedule ends when the budget does."""
-    t0 = time.perf_counter()
-    for step in range(3):
-        mlm_loss(model, next_batch(step))[0].backward()
-    model.zero_grad(set_to_none=True)
-    per_step = (time.perf_counter() - t0) / 3 * 1.15           # optimizer step and noise
-    return int(min(max_steps, max(50, (budget_s - 3 * per_step) / per_step)))
-
-
 def train(seed: int = 0):
     seed_everything(seed)
     torch.set_num_threads(RECIPE["threads"])
-    tok = tokenizer()
+    tok = corpus.tokenizer()
     texts = corpus.lm_texts(RECIPE["texts"], seed=seed)
     model = SparseTransformer(config(len(tok)), **PATTERN)
     rng = np.random.default_rng(seed)
@@ -87,11 +68,10 @@ def train(seed: int = 0):
         return mask_tokens(ids, RECIPE["mask_rate"], rng, len(tok))
 
     t0 = time.perf_counter()
-    steps = affordable_steps(model, next_batch, RECIPE["time_budget_s"], RECIPE["max_steps"])
-    history = fit(model, next_batch, mlm_loss, steps, lr=RECIPE["lr"], label=NAME,
+    history = fit(model, next_batch, mlm_loss, RECIPE["max_steps"], lr=RECIPE["lr"], label=NAME,
                   time_budget_s=RECIPE["time_budget_s"])
     metrics = measure(model, tok)
-    metrics.update(train_seconds=round(time.perf_counter() - t0, 1), steps_planned=steps, steps_done=len(history),
+    metrics.update(train_seconds=round(time.perf_counter() - t0, 1), steps_done=len(history),
                    final_loss=round(float(np.mean(history[-20:])), 4))
     checkpoints.save(NAME, model, {"arch": "model.architectures.sparse_encoder:SparseTransformer",
                                    "config": model.config_dict(),
@@ -105,7 +85,7 @@ def eval_batch(tok: WordTokenizer):
     rng = np.random.default_rng(EVAL["seed"])
     texts = corpus.lm_texts(EVAL["texts"], seed=EVAL["seed"])
     ids = np.stack([pack(texts, tok, EVAL["length"], rng) for _ in range(EVAL["sequences"])])
-    return mask_tokens(ids, EVAL["mask_rate"], rng, len(tok), bert=False)
+    return mask_tokens(ids, EVAL["mask_rate"], rng, len(tok), replace=False)
 
 
 @torch.inference_mode()

@@ -5,6 +5,7 @@ by word, Chinese written one character at a time. Evaluated on the 520 held-out 
 
 `python -m model.train translator --threads 1` (stops after at most 7 minutes of CPU time).
 """
+import functools
 import random
 import time
 
@@ -17,8 +18,7 @@ from model.data.word_tokenizer import BOS, EOS, PAD, WordTokenizer
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.tasks import translation as translate
-from model.training.loop import lr_at, seed_everything
-from model.training.progress import Progress
+from model.training.loop import fit, seed_everything
 
 NAME = "translator"
 RECIPE = dict(steps=4000, batch=64, lr=1e-3, weight_decay=0.01, label_smoothing=0.0, time_budget_s=420)
@@ -58,38 +58,14 @@ def loss_fn(model, batch, label_smoothing: float = 0.0):
     return loss, int((tgt_out != PAD).sum())
 
 
-def fit_in_time(model, next_batch, steps: int, lr: float, weight_decay: float, budget_s: float,
-                label_smoothing: float = 0.0) -> list[float]:
-    """AdamW with warmup + cosine decay, where the schedule runs on max(step share, time share): the
-    learning rate reaches zero when either the steps or the time budget run out, on any machine.
-    Time is this process's CPU time, so other programs sharing the cores do not shorten training."""
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.98), weight_decay=weight_decay)
-    bar, history, t0 = Progress(steps, NAME), [], time.process_time()
-    model.train()
-    for step in range(steps):
-        done = max(step / steps, (time.process_time() - t0) / budget_s)
-        if done >= 1:
-            break
-        for g in opt.param_groups:
-            g["lr"] = lr_at(int(done * steps), steps, lr)
-        loss, n_tokens = loss_fn(model, next_batch(step), label_smoothing)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        history.append(loss.item())
-        bar.update(step + 1, history[-1], n_tokens, lr=opt.param_groups[0]["lr"] * 1e3)
-    model.eval()
-    return history
-
-
 def train(seed: int = 0):
     seed_everything(seed)
     src_tok, tgt_tok = tokenizers()
     model = Transformer(ModelConfig(vocab_size=len(src_tok), tgt_vocab_size=len(tgt_tok), **ARCH))
-    t0 = time.process_time()
-    history = fit_in_time(model, batches(src_tok, tgt_tok, RECIPE["batch"], seed), RECIPE["steps"], RECIPE["lr"],
-                          RECIPE["weight_decay"], RECIPE["time_budget_s"], RECIPE["label_smoothing"])
+    r, t0 = RECIPE, time.process_time()
+    history = fit(model, batches(src_tok, tgt_tok, r["batch"], seed),
+                  functools.partial(loss_fn, label_smoothing=r["label_smoothing"]), r["steps"], lr=r["lr"],
+                  weight_decay=r["weight_decay"], label=NAME, time_budget_s=r["time_budget_s"])
     minutes = (time.process_time() - t0) / 60
     metrics = measure(model, src_tok, tgt_tok)
     metrics.update(train_steps=len(history), train_cpu_minutes=round(minutes, 2), final_loss=round(history[-1], 4))
