@@ -2,11 +2,11 @@
 pronoun's final hidden state and predicts its antecedent's head noun. Attention is never supervised;
 a head that resolves pronouns grows because the cloze loss rewards carrying the antecedent over."""
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from model.data.word_tokenizer import PAD
 from model.engine.config import ModelConfig
+from model.engine.layers import ACTIVATIONS
 from model.engine.transformer import Transformer
 
 
@@ -27,7 +27,7 @@ class ClozeHead(nn.Module):
         self.bias = nn.Parameter(torch.zeros(vocab_size))
 
     def forward(self, h, embedding: torch.Tensor):
-        return self.norm(F.gelu(self.dense(h))) @ embedding.T + self.bias
+        return self.norm(ACTIVATIONS["gelu"](self.dense(h))) @ embedding.T + self.bias
 
 
 class CorefEncoder(Transformer):

@@ -10,20 +10,6 @@ import torch
 from model.data.word_tokenizer import MASK, SPECIALS
 
 
-def mlm_loss_positions(n: int, masked: list[int]) -> np.ndarray:
-    """(n,) bool: True where the masked-LM loss has a term (the masked positions only)."""
-    out = np.zeros(n, dtype=bool)
-    out[list(masked)] = True
-    return out
-
-
-def causal_loss_positions(n: int) -> np.ndarray:
-    """(n,) bool: True at every position whose next token exists (all but the last)."""
-    out = np.ones(n, dtype=bool)
-    out[-1:] = False
-    return out
-
-
 def choose_masked(n: int, rate: float, rng: np.random.Generator, allowed: np.ndarray | None = None) -> list[int]:
     """Exactly round(rate·k) of the k `allowed` (n,) positions, at least one, drawn without replacement:
     a fixed-size example of what a masked LM hides (sorted positions)."""

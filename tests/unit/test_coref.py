@@ -14,7 +14,7 @@ from model.training.recipes import coref_encoder as recipe
 
 @pytest.fixture(scope="module")
 def tok():
-    return recipe.build_tokenizer()
+    return corpus.tokenizer()
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,7 @@ def test_padding_does_not_change_the_real_tokens(tiny, tok):
 
 
 def test_masking_spares_pronouns_and_specials_and_masks_about_15_percent(tok):
-    items = recipe._encode(tok, corpus.training_samples(400, seed=1))
+    items = recipe.encode_samples(tok, corpus.training_samples(400, seed=1))
     gen = torch.Generator().manual_seed(0)
     batch = recipe.collate(items, recipe.pronoun_ids(tok), len(tok), gen, 0.15)
     ids = torch.where(batch["labels"] != -100, batch["labels"], batch["inputs"])

@@ -7,7 +7,7 @@ from model import checkpoints
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.tasks import generation as g
-from model.training.objectives import causal_loss_positions, causal_token_losses, choose_masked, mlm_loss_positions
+from model.training.objectives import causal_token_losses, choose_masked
 
 PROMPT = [5, 9, 2, 17]
 
@@ -131,9 +131,7 @@ def test_bad_requests_get_readable_errors(decoder, prompt, max_new, match):
         g.generate(decoder, prompt, max_new=max_new)
 
 
-def test_objectives_loss_positions():
-    assert mlm_loss_positions(6, [1, 4]).tolist() == [False, True, False, False, True, False]
-    assert causal_loss_positions(4).tolist() == [True, True, True, False]
+def test_choose_masked_picks_allowed_positions_only():
     rng = np.random.default_rng(0)
     allowed = np.array([False, True, True, True, True, True, True, False])
     chosen = choose_masked(8, 0.15, rng, allowed)

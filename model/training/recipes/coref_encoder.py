@@ -23,11 +23,7 @@ RECIPE = dict(steps=1600, batch=64, lr=1e-3, weight_decay=0.01, betas=(0.9, 0.98
               mask_prob=0.15, max_len=128, eval_pairs=150)
 
 
-def build_tokenizer() -> WordTokenizer:
-    return corpus.tokenizer()
-
-
-def _encode(tokenizer: WordTokenizer, samples):
+def encode_samples(tokenizer: WordTokenizer, samples):
     """-> list of (ids, [(pronoun position, antecedent id)]) with [CLS]/[SEP] positions."""
     out = []
     for s in samples:
@@ -77,7 +73,8 @@ def pronoun_ids(tokenizer: WordTokenizer) -> torch.Tensor:
 def mlm_accuracy(model, tokenizer: WordTokenizer, samples, seed: int = 0) -> float:
     """Accuracy of the masked-LM head at masked positions (BERT masking, fixed seed)."""
     gen = torch.Generator().manual_seed(seed)
-    batch = collate(_encode(tokenizer, samples), pronoun_ids(tokenizer), len(tokenizer), gen, RECIPE["mask_prob"])
+    items = encode_samples(tokenizer, samples)
+    batch = collate(items, pronoun_ids(tokenizer), len(tokenizer), gen, RECIPE["mask_prob"])
     x = model.encode(batch["inputs"], mask=model.padding_mask(batch["inputs"])).x
     pred = model.lm_head(x).argmax(-1)
     sel = batch["labels"] != -100
@@ -119,10 +116,10 @@ def metrics(model, tokenizer, head: list[int]) -> dict:
 def train(seed: int = 0) -> None:
     seed_everything(seed)
     t0 = time.perf_counter()
-    tok = build_tokenizer()
+    tok = corpus.tokenizer()
     r = RECIPE
     model = CorefEncoder(coref_config(len(tok), r["max_len"]))
-    batches = bucket(_encode(tok, corpus.training_samples(r["steps"] * r["batch"], seed)), r["batch"], seed=seed)
+    batches = bucket(encode_samples(tok, corpus.training_samples(r["steps"] * r["batch"], seed)), r["batch"], seed=seed)
     gen = torch.Generator().manual_seed(seed)
     pron = pronoun_ids(tok)
 
