@@ -25,4 +25,8 @@ def head_label(layer: int, head: int) -> str:
 
 def file_label(layer: int, head: int) -> str:
     """(3, 1) -> "L3H1", the same label inside a file name (no space)."""
-    return f"{layer_label(layer)}{head_only(head)}"
+    return head_label(layer, head).replace(" ", "")
+
+
+LAYER_FORMAT = "L%d"                             # the same labels for st.slider(format=...)
+HEAD_FORMAT = "H%d"

@@ -6,7 +6,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from app_pages import _shared
+from app_pages import _resources, _runs
 from model import checkpoints
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
@@ -40,9 +40,9 @@ def tiny(tmp_path_factory):
     model, tok = save_random_text_model(folder, TINY, PARAGRAPH, seed=5, d_model=32, n_heads=4, n_layers=2,
                                         d_ff=64, max_len=48)
     with mock.patch.object(checkpoints, "ASSETS", folder):
-        _shared.explorer_run.clear()
+        _runs.explorer_run.clear()
         yield model, tok
-    _shared.explorer_run.clear()
+    _runs.explorer_run.clear()
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_changing_layer_and_head_zooms_that_head(tiny, page):
     assert not page.exception
     expected = run_text(model, tok, page.text_area(key="explorer_text").value)
     assert np.array_equal(zoom_matrix(page), expected.weights[1, 3])
-    assert any(s.value == "Layer 1, head 3" for s in page.subheader)
+    assert any(s.value == "L1 H3" for s in page.subheader)
     shapes = chart(page, "explorer_grid")["layout"]["shapes"]
     assert len(shapes) == 1 and shapes[0]["y0"] > 0 and shapes[0]["x0"] > shapes[0]["y0"]
 
@@ -126,7 +126,7 @@ def test_empty_text_asks_for_text(tiny, page):
 
 
 def test_shipped_default_model_runs_the_paragraph_when_present():
-    name = _shared.DEFAULT_TEXT_MODEL
+    name = _resources.DEFAULT_TEXT_MODEL
     with mock.patch.object(checkpoints, "ASSETS", SHIPPED):
         if name not in checkpoints.shipped():
             pytest.fail(f"{name} is not in assets/: train it with `python -m model.train {name}`")
