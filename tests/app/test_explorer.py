@@ -154,7 +154,7 @@ def test_stale_labels_handed_back_by_the_browser_are_dropped_not_compared(tiny):
     """The browser can hand a widget with a format_func its old label (a str) once its options change; comparing
     it with an int raised TypeError. Stale picks fall back to the defaults."""
     at = open_page()                                          # the home page: the explorer's widgets are not drawn
-    at.session_state["explorer_heads"] = ["head 1", 2]
+    at.session_state["explorer_heads"] = ["H1", 2]
     at.session_state["explorer_layer"] = "1"
     at.switch_page(f"app_pages/{PAGE}").run()
     assert not at.exception, [e.message for e in at.exception]
@@ -172,3 +172,20 @@ def test_new_text_picks_its_own_pronoun_and_a_click_picked_token_stays_while_the
     tokens = chart(page, "explorer_zoom")["data"][0]["y"]
     picked = page.selectbox(key="explorer_token").value
     assert "it" in tokens[picked] and picked == 7, (picked, tokens)
+
+
+def test_picks_survive_an_emptied_text_box_and_a_visit_to_another_page(tiny, page):
+    """An emptied text stops the page before its widgets, and another page draws none of them: Streamlit forgets
+    a widget a run does not draw unless it persists (persist_state="session")."""
+    page.selectbox(key="explorer_layer").set_value(1)
+    page.selectbox(key="explorer_head").set_value(3)
+    page.toggle(key="explorer_log").set_value(True).run()
+    page.text_area(key="explorer_text").input("").run()
+    assert any("Type some text" in w.value for w in page.warning)
+    page.text_area(key="explorer_text").input(PARAGRAPH).run()
+    page.switch_page("app_pages/home.py").run()
+    page.switch_page(f"app_pages/{PAGE}").run()
+    assert not page.exception, [e.message for e in page.exception]
+    assert page.selectbox(key="explorer_layer").value == 1 and page.selectbox(key="explorer_head").value == 3
+    assert page.toggle(key="explorer_log").value is True
+    assert any(s.value == "L1 H3" for s in page.subheader)
