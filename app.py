@@ -6,7 +6,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import streamlit as st  # noqa: E402
 
-from app_pages import _memory, _pages, _shared  # noqa: E402
+from app_pages import _memory, _pages, _resources  # noqa: E402
 
 _memory.bound_heap_fragmentation()
 _memory.forget_stale_widgets()
@@ -17,5 +17,5 @@ pages = [st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "
                  url_path="" if file == "home.py" else file.removesuffix(".py"))
          for file, title, icon, _ in _pages.available()]
 router = st.navigation(pages)
-_shared.sidebar()
+_resources.sidebar()
 router.run()

@@ -2,10 +2,11 @@
 
 Widgets of earlier runs: Streamlit 1.67 keeps the metadata of every widget a session has ever
 drawn: `WStates.remove_stale_widgets` drops their values but not their metadata. A chart with `on_select`
-gets a new widget id whenever its figure changes, and its metadata holds the callback, whose globals are that
-run's page namespace (the weights, figures and images of the run). Over a lecture's reruns that is hundreds
-of MB. Called at the start of every run, when the previous run's stale widgets have already lost their
-values and callbacks have already fired, it drops metadata whose widget has no value left.
+gets a new widget id whenever its figure changes, and its metadata holds the callback and its arguments, which
+can reach that run's values (a callback defined inside a page's render function closes over the weights,
+figures and images of the run). Over a lecture's reruns that is hundreds of MB. Called at the start of every
+run, when the previous run's stale widgets have already lost their values and callbacks have already fired, it
+drops metadata whose widget has no value left.
 
 Freed heap: every run is a new thread, and glibc gives threads their own heaps (arenas); memory freed there
 stays mapped (fragmented between live blocks) unless trimmed. `malloc_trim` hands it back (a few ms)."""

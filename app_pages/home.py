@@ -1,17 +1,4 @@
-"""Home: what Attention Lab is and what each page teaches."""
-import streamlit as st
+"""The home page; what it teaches and draws is in app_pages/views/home.py."""
+from app_pages.views.home import render
 
-from app_pages import _pages
-
-st.title("Attention Lab")
-st.markdown(
-    "See self-attention at work in small Transformers trained here, on text you type or on an "
-    "image cut into patches. Every number and picture comes from the running model: nothing is drawn by hand. "
-    "Start with the **Attention explorer**; the sidebar picks the text model and the device."
-)
-pages = [p for p in _pages.available() if p[0] != "home.py"]
-columns = st.columns(2)
-for i, (file, title, icon, blurb) in enumerate(pages):
-    with columns[i % 2].container(border=True, height="stretch"):
-        st.page_link(f"app_pages/{file}", label=f"**{title}**", icon=icon)
-        st.caption(blurb)
+render()

@@ -1,6 +1,7 @@
-"""Explorer figures: page refresh at 128 tokens, capture overhead (capture ÷ fast forward, interleaved,
-CPU time on one thread), the grid's bytes against BertViz's model view for the same random 12 × 12
-tensor, and the grid's draw time in headless Chromium (navigation to the image decoded)."""
+"""Explorer figures: a rerun of the explorer page itself (AppTest, its run not cached) at 128 tokens,
+capture overhead (capture ÷ fast forward, interleaved, CPU time on one thread), the grid's bytes against
+BertViz's model view for the same random 12 × 12 tensor, and the grid's draw time in headless Chromium
+(navigation to the image decoded)."""
 import json
 import os
 import statistics
@@ -15,21 +16,18 @@ import torch
 
 from bench._timing import cpu_ms as _cpu_ms
 from model import checkpoints
-from model.analysis import attention_views as analysis
-from model.analysis import head_stats
+from model.data import course_world as corpus
 from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.capture import capturing
 from model.engine.config import preset
 from model.engine.transformer import Transformer
-from model.tasks.attention_run import capture_buffer, run_text, stack_intermediates
-from viz import grid, head_view
-from viz import stats as stat_viz
+from model.tasks.attention_run import capture_buffer, stack_intermediates
+from viz import grid
 
 DEFAULT, LONG = "coref_encoder", "course_gpt"
-PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food. "
-             "In the end, they just gave me two slices of bread. Their ambiance was just as good as the "
-             "food and service. ")
+PARAGRAPH = corpus.PARAGRAPH + " "
+ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 
 
@@ -58,32 +56,27 @@ def text_of(tok: WordTokenizer, n: int, rule: str) -> str:
     return " ".join(words[:lo])
 
 
-def page_figures(run, name: str, layer: int = 0, head: int = 0) -> list:
-    """Every figure the explorer page builds for a run (same calls, same arguments)."""
-    w, tokens = run.weights, run.tokens
-    stats = head_stats.head_stats(w, tokens)
-    labels = head_stats.label_heads(stats)
-    picked = next((i for i, t in enumerate(tokens) if t in head_stats.PRONOUNS), 0)
-    fig_grid, _ = grid.plot_grid(w, picked=(layer, head))
-    return [fig_grid, grid.plot_zoom(w[layer, head], q_labels=tokens, k_labels=tokens),
-            head_view.plot_head_view(w[layer], tokens, heads=list(range(w.shape[1])), picked=picked, stop=80),
-            stat_viz.plot_attends_to(w[layer], tokens, picked, heads=range(w.shape[1])),
-            stat_viz.plot_stat_map(stats["entropy"], name="entropy", labels=labels),
-            grid.plot_zoom(analysis.rollout(w)[-1], q_labels=tokens, k_labels=tokens)]
-
-
-
 def refresh(repeats: int) -> dict:
-    model, tok, label, rule = _shipped_or_random(DEFAULT, 128, "encoder")
+    """CPU time of one rerun of the explorer page (app_pages/views/explorer.py, every tab drawn) on a text of 128
+    tokens, the model run included: the page's cached run is cleared before each rerun."""
+    if DEFAULT not in checkpoints.shipped():
+        return {"explorer_refresh_ms_n128": None, "explorer_refresh_model": f"no {DEFAULT} in assets/"}
+    from streamlit.testing.v1 import AppTest
+
+    from app_pages import _runs
+    model, meta = checkpoints.load(DEFAULT)
     n = min(128, model.config.max_len)
-    text = text_of(tok, n, rule)
+    at = AppTest.from_file(str(ROOT / "app_pages" / "explorer.py"), default_timeout=300)
+    at.session_state["text_model"] = DEFAULT
+    at.session_state["explorer_text"] = text_of(text_input.tokenizer_of(meta), n, text_input.rule_of(meta))
 
     def once():
-        run = run_text(model, tok, text, rule)
-        for fig in page_figures(run, label):
-            fig.to_json()                            # what Streamlit serialises for the browser
+        _runs.explorer_run.clear()
+        at.run()
     once()
-    return {"explorer_refresh_ms_n128": _cpu_ms(once, repeats), "explorer_refresh_model": label,
+    if at.exception:
+        return {"explorer_refresh_ms_n128": None, "explorer_refresh_error": at.exception[0].message[:200]}
+    return {"explorer_refresh_ms_n128": _cpu_ms(once, repeats), "explorer_refresh_model": DEFAULT,
             "explorer_refresh_tokens": n}
 
 
@@ -115,13 +108,8 @@ def capture_ratio(name: str, n: int, kind: str, repeats: int) -> dict:
 def capture_memory(name: str, n: int, kind: str) -> dict:
     """Peak extra memory (MiB, RSS) of a forward with capture into one preallocated (L, H, N, N) buffer
     against per-layer weights concatenated afterwards (the plain way), same model, same ids."""
-    import ctypes
-
-    from model.analysis.cost import PeakMemory
-    try:
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 16)   # big blocks via mmap, returned on free: honest RSS
-    except (OSError, AttributeError):
-        pass
+    from model.analysis import cost
+    cost.release_freed_memory()                        # big blocks via mmap, returned on free: honest RSS
     model, tok, _, _ = _shipped_or_random(name, n, kind)
     n = min(n, model.config.max_len)
     ids = torch.randint(len(tok.vocab) // 2, len(tok.vocab), (1, n))
@@ -140,7 +128,7 @@ def capture_memory(name: str, n: int, kind: str) -> dict:
         for label, fn in (("buffer", buffered), ("concat", concatenated)):
             peaks = []
             for _ in range(3):
-                with PeakMemory("cpu") as peak:
+                with cost.PeakMemory("cpu") as peak:
                     fn()
                 peaks.append(peak.extra_mib)
             out[f"capture_peak_mib_n{n}_{label}"] = min(peaks)

@@ -5,6 +5,7 @@ import random
 from pathlib import Path
 
 from model.data import course_world as corpus
+from tests.app.conftest import open_page
 from tests.hostile_inputs import TEXTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,14 +30,6 @@ def varied_texts(n: int, seed: int = 0) -> list[str]:
             for i in range(n)]
 
 
-def _open(page: str):
-    from streamlit.testing.v1 import AppTest
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.run()
-    at.switch_page(f"app_pages/{page}").run()
-    return at
-
-
 def _box(at, key):
     return next(w for w in list(at.text_area) + list(at.text_input) if w.key == key)
 
@@ -56,7 +49,7 @@ def soak(reruns: int = 500, warmup: int = 12, seed: int = 0) -> dict:
     .streamlit/config.toml applies, as in the server (which sets it at start-up)."""
     from streamlit.runtime.caching.global_cache_budget import reconfigure_global_cache_budget_from_config
     reconfigure_global_cache_budget_from_config()
-    sessions = {page: _open(page) for page, _ in BOXES}
+    sessions = {page: open_page(page, timeout=180) for page, _ in BOXES}
     texts = varied_texts(reruns + warmup, seed)
     exceptions = 0
     start = None

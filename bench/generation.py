@@ -1,9 +1,8 @@
 """Generation speed: the key/value cache against recomputing the whole prefix at every step
 (same model, same prompt, same greedy tokens, measured side by side in one run)."""
-import time
-
 import torch
 
+from bench._timing import wall_ms
 from model.engine.config import preset
 from model.engine.transformer import Transformer
 from model.tasks.generation import generate
@@ -17,15 +16,6 @@ def _recompute_greedy(model, prompt: list[int], max_new: int) -> list[int]:
     return ids
 
 
-def _best(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def run(quick: bool = False) -> dict:
     torch.manual_seed(0)
     model = Transformer(preset("compact-long", 330, kind="decoder", norm="pre", activation="gelu")).eval()
@@ -36,8 +26,8 @@ def run(quick: bool = False) -> dict:
         cached = generate(model, prompt, max_new).ids
         assert cached == _recompute_greedy(model, prompt, max_new), "cache changed the greedy tokens"
         repeats = 1 if quick else 3
-        t_cache = _best(lambda: generate(model, prompt, max_new), repeats)
-        t_full = _best(lambda: _recompute_greedy(model, prompt, max_new), repeats)
+        t_cache = wall_ms(lambda: generate(model, prompt, max_new), repeats, min) / 1e3
+        t_full = wall_ms(lambda: _recompute_greedy(model, prompt, max_new), repeats, min) / 1e3
         out[f"generation_kv_cache_tokens_per_s_prompt{n_prompt}"] = round(max_new / t_cache, 1)
         out[f"generation_recompute_tokens_per_s_prompt{n_prompt}"] = round(max_new / t_full, 1)
         out[f"generation_kv_cache_speedup_prompt{n_prompt}"] = round(t_full / t_cache, 2)

@@ -1,12 +1,13 @@
 """Image page costs: loading a 12-megapixel phone JPEG (decode + checks), preprocessing it, and one run of
 each shipped image model with attention captured, against the fast path without capture."""
 import io
-import time
+import statistics
 
 import numpy as np
 import torch
 from PIL import Image
 
+from bench._timing import wall_ms
 from model import checkpoints
 from model.data.images import load_image, preprocess
 from model.tasks.image_run import run_image
@@ -14,10 +15,7 @@ from model.tasks.image_run import run_image
 
 def _ms(fn, repeats: int) -> float:
     fn()                                                            # warm up
-    t0 = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    return (time.perf_counter() - t0) / repeats * 1000
+    return wall_ms(fn, repeats, statistics.mean)
 
 
 def run(quick: bool = False) -> dict:

@@ -2,10 +2,9 @@
 window w = 128 on each side: speed-up and memory at N = 16k, growth t(2N)/t(N), achieved GFLOP/s
 against a large matmul, dilated and 16-global windows against the plain one, and backward. Times are the best
 CPU time of several interleaved calls (the machine is shared: the steadiest estimate of the work itself)."""
-import time
-
 import torch
 
+from bench._timing import thread_s as _time
 from model.analysis import cost
 from model.engine.sparse import sliding_window_attention
 
@@ -17,13 +16,6 @@ def _matmul_gflops(n: int, repeats: int) -> float:
     torch.matmul(a, b)
     best = min(_time(lambda: torch.matmul(a, b)) for _ in range(repeats))
     return 2 * n**3 / best / 1e9
-
-
-def _time(fn) -> float:
-    """CPU seconds of this thread for fn() (one torch thread computes inline; time descheduled does not count)."""
-    t0 = time.thread_time()
-    fn()
-    return time.thread_time() - t0
 
 
 def _backward(n: int, repeats: int) -> dict:

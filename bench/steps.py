@@ -2,11 +2,10 @@
 heads + W_O, the layer trace post- and pre-LN, the causal variant, the four-way agreement) against the
 model's own captured forward pass on the same 32 tokens, measured side by side; the largest |difference|
 to the model's explicit path over every layer and head of each shipped text model; and softmax saturation."""
-import time
-
 import numpy as np
 import torch
 
+from bench._timing import wall_ms
 from model import checkpoints
 from model.analysis import steps
 from model.data import text_input
@@ -37,15 +36,6 @@ def _rerun(model, hidden, layer, head, token, mask, tokens):
     steps.agreement(steps.head_steps(model, hidden[layer], layer, head, causal, tokens), model, causal)
 
 
-def _median_ms(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(times))
-
-
 def run(quick: bool = False) -> dict:
     torch.set_num_threads(1)
     names = _text_models()
@@ -60,8 +50,8 @@ def run(quick: bool = False) -> dict:
     mask = steps.model_mask(model, len(ids))
     hidden = steps.layer_inputs(model, ids)
     repeats = 3 if quick else 10
-    forward_ms = _median_ms(lambda: steps.layer_inputs(model, ids), repeats)
-    rerun_ms = _median_ms(lambda: _rerun(model, hidden, 1, 0, len(ids) // 2, mask, tokens), repeats)
+    forward_ms = wall_ms(lambda: steps.layer_inputs(model, ids), repeats)
+    rerun_ms = wall_ms(lambda: _rerun(model, hidden, 1, 0, len(ids) // 2, mask, tokens), repeats)
     figures = {"steps_model": names[0] if names else "random", "steps_tokens": len(ids),
                "steps_forward_capture_ms": forward_ms, "steps_page_rerun_numpy_ms": rerun_ms,
                "steps_rerun_over_forward": rerun_ms / forward_ms}

@@ -1,2 +1,2 @@
-"""Figures for Attention Lab: numpy arrays and labels in, Plotly/Altair figures (or PNG bytes) out.
+"""Figures for Attention Lab: numpy arrays and labels in, Plotly figures (or PNG bytes) out.
 No torch, no Streamlit."""

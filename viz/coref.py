@@ -5,6 +5,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from labels import head_label
+
 from .theme import DIVERGING_SCALE, style
 
 ARROW_COLOUR = "#d62728"
@@ -74,7 +76,7 @@ def plot_head_ranking(accuracy: np.ndarray, *, chosen: tuple[int, int] | None = 
     acc = np.asarray(accuracy, dtype=np.float64)
     L, H = acc.shape
     order = np.argsort(-acc.ravel(), kind="stable")
-    names = [f"L{i // H} H{i % H}" for i in order]
+    names = [head_label(*divmod(int(i), H)) for i in order]
     colours = ["#d62728" if chosen is not None and (i // H, i % H) == tuple(chosen) else "#6baed6" for i in order]
     fig = go.Figure(go.Bar(x=acc.ravel()[order], y=names, orientation="h", marker_color=colours,
                            text=[f"{v:.1%}" for v in acc.ravel()[order]], textposition="outside",
@@ -82,7 +84,7 @@ def plot_head_ranking(accuracy: np.ndarray, *, chosen: tuple[int, int] | None = 
     for k, (name, value) in enumerate((baselines or {}).items()):
         fig.add_vline(x=value, line_dash="dash", line_color="#555",
                       annotation_text=f"{name} {value:.0%}", annotation_position="top" if k % 2 == 0 else "bottom")
-    fig.update_yaxes(autorange="reversed", title="head (layer, head)")
+    fig.update_yaxes(autorange="reversed", title="head")
     fig.update_xaxes(range=[0, 1.12], title="argmax accuracy at the pronoun", tickformat=".0%")
     return style(fig, title, 120 + 24 * L * H)
 

@@ -13,6 +13,8 @@ import plotly.graph_objects as go
 from PIL import Image
 from plotly.colors import sample_colorscale
 
+from labels import head_label, head_only, layer_label
+
 from .heatmap import safe_labels
 from .theme import FONT, WEIGHT_SCALE
 
@@ -120,7 +122,7 @@ def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int]
     step = g.cell + g.gap
     centres = (np.arange(max(L, H)) * step + g.cell / 2)
     layer_idx, head_idx = np.divmod(np.arange(L * H), H)
-    text = [f"layer {lay} · head {hd}" + (f"<br>{cell_text[lay][hd]}" if cell_text else "")
+    text = [head_label(lay, hd) + (f"<br>{cell_text[lay][hd]}" if cell_text else "")
             for lay, hd in zip(layer_idx, head_idx)]
     shapes = []
     if picked is not None:
@@ -137,9 +139,9 @@ def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int]
         layout=layout(title, min(600, g.height + 130), shapes=shapes, dragmode=False, clickmode="event+select",
                       margin=dict(l=10, r=10, t=60 if title else 40, b=10),
                       xaxis=dict(range=[-2, g.width + 1], tickvals=centres[:H], side="top", showgrid=False,
-                                 zeroline=False, ticktext=[f"head {h}" for h in range(H)]),
+                                 zeroline=False, ticktext=[head_only(h) for h in range(H)]),
                       yaxis=dict(range=[g.height + 1, -2], tickvals=centres[:L], showgrid=False, zeroline=False,
-                                 ticktext=[f"layer {lay}" for lay in range(L)], scaleanchor="x")))
+                                 ticktext=[layer_label(lay) for lay in range(L)], scaleanchor="x")))
     return fig, g
 
 

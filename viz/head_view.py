@@ -6,6 +6,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from labels import head_only
+
 from .grid import layout
 from .theme import HEAD_COLOURS
 
@@ -67,9 +69,9 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
                 x=np.where(outgoing, 0.97, 0.03), y=np.where(outgoing, pairs[:, 1], pairs[:, 0]), mode="markers",
                 marker=dict(size=5, color=head_colour(h), opacity=0.7), showlegend=False, legendgroup=f"h{h}",
                 customdata=np.stack([pairs[:, 0], pairs[:, 1], vals], 1),
-                hovertemplate=f"head {h}: query %{{customdata[0]}} → key %{{customdata[1]}}"
+                hovertemplate=f"{head_only(h)}: query %{{customdata[0]}} → key %{{customdata[1]}}"
                               "<br>weight %{customdata[2]:.6f}<extra></extra>"))
-        traces.append(go.Scatter(x=[None], y=[None], mode="lines", name=f"head {h}", legendgroup=f"h{h}",
+        traces.append(go.Scatter(x=[None], y=[None], mode="lines", name=head_only(h), legendgroup=f"h{h}",
                                  line=dict(color=head_colour(h), width=4)))
     idx = np.arange(start, stop)
     labels = [html.escape(tokens[i], quote=False) for i in idx]

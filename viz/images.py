@@ -6,6 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labels import head_label
+
 from .theme import FONT, HEAD_COLOURS, style
 
 VEIL = [[0.0, "rgba(15, 20, 35, 0.82)"], [1.0, "rgba(15, 20, 35, 0.0)"]]   # low weight -> dark, high -> clear
@@ -124,9 +126,9 @@ def plot_head_grid(image: np.ndarray, rows: np.ndarray, grid: tuple[int, int], p
                    title: str | None = None, name: str = "weight", titles: list[str] | None = None,
                    cell_height: int = 190, look: str = "veil") -> go.Figure:
     """Every layer (rows) × head (columns) at once. rows: (L, H, N) the attention of one token.
-    titles: one per panel, row by row (default "L<layer> · H<head>")."""
+    titles: one per panel, row by row (default labels.head_label, "L0 H1")."""
     L, H, _ = rows.shape
-    titles = titles or [f"L{layer} · H{h}" for layer in range(L) for h in range(H)]
+    titles = titles or [head_label(layer, h) for layer in range(L) for h in range(H)]
     fig = make_subplots(rows=L, cols=H, horizontal_spacing=0.01, vertical_spacing=0.06 if L > 1 else 0.0,
                         subplot_titles=titles)
     for layer in range(L):

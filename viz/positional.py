@@ -3,6 +3,8 @@ offset, the shift matrix, RoPE/ALiBi score matrices and the order-blindness erro
 import numpy as np
 import plotly.graph_objects as go
 
+from labels import layer_label
+
 from .heatmap import plot_heatmap
 from .theme import DIVERGING_SCALE, HEAD_COLOURS, style
 
@@ -136,7 +138,7 @@ def plot_layer_errors(errors: dict, *, title: str = "Attention after undoing the
     fig = go.Figure()
     for c, (name, e) in enumerate(errors.items()):
         e = np.asarray(e, dtype=np.float64)
-        fig.add_trace(go.Bar(x=[f"layer {i}" for i in range(len(e))], y=np.maximum(e, 1e-12), name=name,
+        fig.add_trace(go.Bar(x=[layer_label(i) for i in range(len(e))], y=np.maximum(e, 1e-12), name=name,
                              marker_color=HEAD_COLOURS[c % len(HEAD_COLOURS)], customdata=e,
                              hovertemplate="%{x}<br>max |Δ weight| %{customdata:.3e}<extra>" + name + "</extra>"))
     fig.update_yaxes(type="log", title="max |Δ weight|", exponentformat="power")

@@ -5,6 +5,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from labels import head_only, layer_label
+
 from .grid import layout
 from .head_view import head_colour
 from .theme import WEIGHT_SCALE
@@ -20,10 +22,10 @@ def plot_stat_map(values: np.ndarray, *, name: str, labels: list[list[list[str]]
                                                   if labels and labels[lay][h] else "")
              for h in range(H)] for lay in range(L)]
     return go.Figure(go.Heatmap(
-        z=values.astype(np.float32), x=[f"head {h}" for h in range(H)], y=[f"layer {lay}" for lay in range(L)],
+        z=values.astype(np.float32), x=[head_only(h) for h in range(H)], y=[layer_label(lay) for lay in range(L)],
         text=text, texttemplate="%{text}", zmin=zmin, zmax=zmax, colorscale=WEIGHT_SCALE,
         colorbar=dict(title=name, thickness=14),
-        hovertemplate="%{y} · %{x}<br>" + name + f": %{{z:.{decimals}f}}<extra></extra>"),
+        hovertemplate="%{y} %{x}<br>" + name + f": %{{z:.{decimals}f}}<extra></extra>"),
         layout=layout(None, max(240, 60 * L + 100), yaxis=dict(autorange="reversed")))
 
 
@@ -44,13 +46,13 @@ def plot_attends_to(layer_weights: np.ndarray, tokens: list[str], query: int, *,
         names = [f"{html.escape(tokens[j], quote=False)} ·{j}" for j in top]
         traces.append(go.Bar(x=row[top].astype(np.float32), y=names,
                              orientation="h", showlegend=False, marker_color=head_colour(h), xaxis=f"x{suffix}",
-                             yaxis=f"y{suffix}", hovertemplate="key %{y}<br>weight %{x:.6f}<extra>head " + str(h)
+                             yaxis=f"y{suffix}", hovertemplate="key %{y}<br>weight %{x:.6f}<extra>" + head_only(h)
                              + "</extra>"))
         left, top_edge = c * (width + gap_x), 1 - r * (height + gap_y)
         axes[f"xaxis{suffix}"] = dict(domain=[left, left + width], range=[0, 1], anchor=f"y{suffix}",
                                       tickvals=[0, 0.5, 1], ticktext=["0", "0.5", ""])
         axes[f"yaxis{suffix}"] = dict(domain=[top_edge - height, top_edge], autorange="reversed",
                                       anchor=f"x{suffix}", automargin=True)
-        titles.append(dict(text=f"head {h}", x=left + width / 2, y=top_edge, xref="paper", yref="paper",
+        titles.append(dict(text=head_only(h), x=left + width / 2, y=top_edge, xref="paper", yref="paper",
                            xanchor="center", yanchor="bottom", showarrow=False))
     return go.Figure(traces, layout=layout(None, (70 + 34 * k) * rows, annotations=titles, **axes))

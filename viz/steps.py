@@ -6,6 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labels import head_only
+
 from .heatmap import safe_labels
 from .theme import DIVERGING_SCALE, HEAD_COLOURS, WEIGHT_SCALE, style
 
@@ -42,7 +44,7 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
 
     Cells show the value rounded to `decimals` (when there are at most MAX_ANNOTATED_COLS columns);
     hover shows row, column and the exact float64. weights=True: 0..1 blues, else a diverging scale
-    centred on 0. col_groups: a divider and a "head k" label every col_groups columns (heads in a
+    centred on 0. col_groups: a divider and a head label (H0, H1, …) every col_groups columns (heads in a
     concatenation). highlight_row: outline that row (the picked query)."""
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     rows, cols = m.shape
@@ -67,7 +69,7 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
             fig.add_vline(x=c - 0.5, line=dict(color="black", width=2))
         for k, c in enumerate(range(0, cols, col_groups)):
             fig.add_annotation(x=c + (col_groups - 1) / 2, y=1.0, yref="paper", yanchor="bottom",
-                               text=f"head {k + 1}", showarrow=False)
+                               text=head_only(k), showarrow=False)
     if highlight_row is not None:
         fig.add_shape(type="rect", x0=-0.5, x1=cols - 0.5, y0=highlight_row - 0.5, y1=highlight_row + 0.5,
                       line=dict(color="black", width=3))

@@ -6,6 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from labels import head_only
+
 from .heatmap import safe_labels
 from .theme import HEAD_COLOURS, WEIGHT_SCALE, style
 
@@ -64,7 +66,7 @@ def plot_head_grid(weights: np.ndarray, *, x_labels, y_labels, title: str | None
     """All heads of one layer side by side. weights: (H, rows, cols); hover gives head, row, column, weight."""
     w = np.asarray(weights, dtype=np.float64)
     H, R, C = w.shape
-    names = head_names or [f"head {h + 1}" for h in range(H)]
+    names = head_names or [head_only(h) for h in range(H)]
     fig = make_subplots(rows=1, cols=H, subplot_titles=names, horizontal_spacing=0.03, shared_yaxes=True)
     xs, ys = safe_labels(x_labels), safe_labels(y_labels)
     for h in range(H):

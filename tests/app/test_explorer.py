@@ -6,7 +6,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from app_pages import _shared
+from app_pages import _resources, _runs
 from model import checkpoints
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
@@ -40,9 +40,9 @@ def tiny(tmp_path_factory):
     model, tok = save_random_text_model(folder, TINY, PARAGRAPH, seed=5, d_model=32, n_heads=4, n_layers=2,
                                         d_ff=64, max_len=48)
     with mock.patch.object(checkpoints, "ASSETS", folder):
-        _shared.explorer_run.clear()
+        _runs.explorer_run.clear()
         yield model, tok
-    _shared.explorer_run.clear()
+    _runs.explorer_run.clear()
 
 
 @pytest.fixture
@@ -69,7 +69,7 @@ def test_changing_layer_and_head_zooms_that_head(tiny, page):
     assert not page.exception
     expected = run_text(model, tok, page.text_area(key="explorer_text").value, "cls_sep")
     assert np.array_equal(zoom_matrix(page), expected.weights[1, 3])
-    assert any(s.value == "Layer 1, head 3" for s in page.subheader)
+    assert any(s.value == "L1 H3" for s in page.subheader)
     shapes = chart(page, "explorer_grid")["layout"]["shapes"]
     assert len(shapes) == 1 and shapes[0]["y0"] > 0 and shapes[0]["x0"] > shapes[0]["y0"]
 
@@ -126,7 +126,7 @@ def test_empty_text_asks_for_text(tiny, page):
 
 
 def test_shipped_default_model_runs_the_paragraph_when_present():
-    name = _shared.DEFAULT_TEXT_MODEL
+    name = _resources.DEFAULT_TEXT_MODEL
     with mock.patch.object(checkpoints, "ASSETS", SHIPPED):
         if name not in checkpoints.shipped():
             pytest.fail(f"{name} is not in assets/: train it with `python -m model.train {name}`")
@@ -154,7 +154,7 @@ def test_stale_labels_handed_back_by_the_browser_are_dropped_not_compared(tiny):
     """The browser can hand a widget with a format_func its old label (a str) once its options change; comparing
     it with an int raised TypeError. Stale picks fall back to the defaults."""
     at = open_page()                                          # the home page: the explorer's widgets are not drawn
-    at.session_state["explorer_heads"] = ["head 1", 2]
+    at.session_state["explorer_heads"] = ["H1", 2]
     at.session_state["explorer_layer"] = "1"
     at.switch_page(f"app_pages/{PAGE}").run()
     assert not at.exception, [e.message for e in at.exception]
@@ -172,3 +172,20 @@ def test_new_text_picks_its_own_pronoun_and_a_click_picked_token_stays_while_the
     tokens = chart(page, "explorer_zoom")["data"][0]["y"]
     picked = page.selectbox(key="explorer_token").value
     assert "it" in tokens[picked] and picked == 7, (picked, tokens)
+
+
+def test_picks_survive_an_emptied_text_box_and_a_visit_to_another_page(tiny, page):
+    """An emptied text stops the page before its widgets, and another page draws none of them: Streamlit forgets
+    a widget a run does not draw unless it persists (persist_state="session")."""
+    page.selectbox(key="explorer_layer").set_value(1)
+    page.selectbox(key="explorer_head").set_value(3)
+    page.toggle(key="explorer_log").set_value(True).run()
+    page.text_area(key="explorer_text").input("").run()
+    assert any("Type some text" in w.value for w in page.warning)
+    page.text_area(key="explorer_text").input(PARAGRAPH).run()
+    page.switch_page("app_pages/home.py").run()
+    page.switch_page(f"app_pages/{PAGE}").run()
+    assert not page.exception, [e.message for e in page.exception]
+    assert page.selectbox(key="explorer_layer").value == 1 and page.selectbox(key="explorer_head").value == 3
+    assert page.toggle(key="explorer_log").value is True
+    assert any(s.value == "L1 H3" for s in page.subheader)

@@ -90,7 +90,7 @@ def test_live_tabs_match_the_model_head_and_follow_the_widgets(tiny_assets):
     expected = steps.head_steps(model, steps.layer_inputs(model, ids)[1], 1, 2, None, tokens)
     z = chart(at, "Z = weights·V")["data"][0]
     np.testing.assert_allclose(np.array(z["customdata"], dtype=float), expected.Z, atol=1e-12)
-    w_q = chart(at, "W_Q, head 3")["data"][0]
+    w_q = chart(at, "W_Q, L1 H2")["data"][0]
     np.testing.assert_allclose(np.array(w_q["customdata"], dtype=float), expected.W_Q, atol=1e-12)
     diffs = diffs_shown(at)
     assert len(diffs) == 4 and max(diffs) <= 1e-5            # column form, loop, model path (Z, weights)
@@ -146,8 +146,8 @@ def test_a_stale_label_handed_back_by_the_browser_is_validated_before_the_widget
     one falls back to the default."""
     at = open_page()                                     # the home page: the live widgets are not in the tree
     at.session_state["steps_text"] = "the ham sandwich"
-    at.session_state["steps_layer"] = "layer 2"          # still an option's label: kept, as its index
-    at.session_state["steps_head"] = "head 9"            # no such head in a 4-head model
+    at.session_state["steps_layer"] = "L1"              # still an option's label: kept, as its index
+    at.session_state["steps_head"] = "H9"                # no such head in a 4-head model
     at.session_state["steps_token"] = "14 · salty"       # a token of the old text, gone from the new one
     at.switch_page(f"app_pages/{PAGE}").run()
     assert not at.exception, [e.message for e in at.exception]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app_pages import _shared
+from app_pages import _resources
 from model import checkpoints
 from model.data.word_tokenizer import WordTokenizer
 from model.tasks.attention_run import run_text
@@ -33,7 +33,7 @@ def zoom_image(page):
 
 @pytest.fixture(scope="module")
 def shipped_run():
-    name = _shared.DEFAULT_TEXT_MODEL
+    name = _resources.DEFAULT_TEXT_MODEL
     if name not in checkpoints.shipped():
         pytest.fail(f"{name} is not in assets/: train it with `python -m model.train {name}`")
     model, meta = checkpoints.load(name)
@@ -69,7 +69,7 @@ def test_clicking_a_map_in_the_grid_zooms_that_head(page, server_url):
     box = grid.bounding_box()
     # layer 2, head 1 of a 4 × 4 grid: the centre of row 2, column 1
     page.mouse.click(box["x"] + box["width"] * 1.5 / 4, box["y"] + box["height"] * 2.5 / 4)
-    expect(page.get_by_role("heading", name="Layer 2, head 1")).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("heading", name="L2 H1")).to_be_visible(timeout=60_000)
     wait_for_app(page, timeout=120_000)
     shot(page, "explorer_grid_click")
 
@@ -93,14 +93,14 @@ def test_emptying_the_text_keeps_the_picked_layer_and_head_in_widgets_and_zoom(p
     """An emptied text box stops the page before the pickers, and Streamlit forgets widgets a run does not draw:
     the layer and head went back to 0. Kept values must also show in the selectboxes, not only in the zoom."""
     open_explorer(page, server_url)
-    pick(page, "Layer", "2")
-    pick(page, "Head", "3")
+    pick(page, "Layer", "L2")
+    pick(page, "Head", "H3")
     type_text(page, "")
     expect(page.get_by_text("Type some text to see its attention.")).to_be_visible(timeout=30_000)
     type_text(page, "The cat sat because it was tired.")
-    expect(page.get_by_role("heading", name="Layer 2, head 3")).to_be_visible(timeout=60_000)
-    expect(page.get_by_role("combobox", name="Layer", exact=True)).to_have_value("2")
-    expect(page.get_by_role("combobox", name="Head", exact=True)).to_have_value("3")
+    expect(page.get_by_role("heading", name="L2 H3")).to_be_visible(timeout=60_000)
+    expect(page.get_by_role("combobox", name="Layer", exact=True)).to_have_value("L2")
+    expect(page.get_by_role("combobox", name="Head", exact=True)).to_have_value("H3")
     shot(page, "explorer_text_emptied_and_back")
     assert page.locator('[data-testid="stException"]').count() == 0
 

@@ -4,7 +4,7 @@ from unittest import mock
 
 import pytest
 
-from app_pages import _shared
+from app_pages import _runs
 from model import checkpoints
 from tests.app.conftest import open_page
 from tests.conftest import save_random_text_model
@@ -29,7 +29,7 @@ def long_model(tmp_path_factory):
     model, _ = save_random_text_model(folder, NAME, TEXT, d_model=64, n_heads=8, n_layers=6, d_ff=64, max_len=512)
     with mock.patch.object(checkpoints, "ASSETS", folder):
         yield model.config
-    _shared.explorer_run.clear()
+    _runs.explorer_run.clear()
 
 
 def test_page_bytes_at_512_tokens_are_capped_and_the_grid_is_an_image(long_model):

@@ -76,7 +76,7 @@ def test_plot_grid_sends_one_png_and_one_click_target_per_head():
     assert base64.b64decode(image["source"].split(",", 1)[1]) == g.png
     assert len(values(targets["x"])) == 6
     assert values(targets["customdata"]).reshape(6, 2).tolist() == [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]]
-    assert targets["text"][5].startswith("layer 1 · head 2<br>b")
+    assert targets["text"][5].startswith("L1 H2<br>b")
     rect = spec["layout"]["shapes"][0]
     step = g.cell + g.gap
     assert rect["x0"] == pytest.approx(2 * step - 1.5) and rect["y0"] == pytest.approx(1 * step - 1.5)

@@ -67,7 +67,7 @@ def test_head_grid_has_one_panel_per_layer_and_head():
     fig = plot_head_grid(np.zeros((4, 4)), rows, (2, 2), 2)
     heats = [t for t in fig.data if t.type == "heatmap"]
     assert len(heats) == 6 and np.asarray(heats[4].z)[0, 2] == rows[1, 1, 1]
-    assert [a.text for a in fig.layout.annotations][:2] == ["L0 · H0", "L0 · H1"]
+    assert [a.text for a in fig.layout.annotations][:2] == ["L0 H0", "L0 H1"]
 
 
 def test_probs_highlight_the_top_class():

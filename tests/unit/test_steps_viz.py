@@ -31,7 +31,7 @@ def test_weights_use_a_fixed_zero_to_one_scale_and_big_matrices_skip_cell_text()
 def test_head_dividers_and_labels_are_drawn_between_column_groups():
     fig = plot_matrix(np.zeros((2, 12)), col_groups=4)
     assert [s.x0 for s in fig.layout.shapes] == [3.5, 7.5]
-    assert [a.text for a in fig.layout.annotations] == ["head 1", "head 2", "head 3"]
+    assert [a.text for a in fig.layout.annotations] == ["H0", "H1", "H2"]
 
 
 def test_the_picked_query_row_is_outlined():

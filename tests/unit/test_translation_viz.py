@@ -41,7 +41,7 @@ def test_head_grid_has_one_heatmap_per_head_with_its_own_values():
     for h, t in enumerate(heat):
         np.testing.assert_array_equal(np.asarray(t.z), w[h])
     assert heat[0].y[1] == "&lt;y&gt; ·1"
-    assert [a.text for a in fig.layout.annotations] == ["head 1", "head 2", "head 3", "head 4"]
+    assert [a.text for a in fig.layout.annotations] == ["H0", "H1", "H2", "H3"]
 
 
 def test_step_probs_bars_follow_the_probabilities():

@@ -1,0 +1,139 @@
+"""Models as Streamlit resources (loaded once per process and device, never mutated), the shared sidebar,
+the device, and what every page needs to pick a model and bound typed text."""
+import html
+import sys
+import threading
+
+import streamlit as st
+import torch
+
+from model import checkpoints
+from model.checkpoints import CheckpointError
+from model.data import text_input
+from model.data.word_tokenizer import WordTokenizer
+from model.engine import device as devices
+
+MAX_TEXT_CHARS = 20_000          # typed text beyond this is cut with a notice
+DEFAULT_TEXT_MODEL = "coref_encoder"
+COREF_MODEL = "coref_encoder"
+GPT_MODEL = "course_gpt"
+TRANSLATOR = "translator"
+LOAD_COUNT = {"n": 0}            # how many times a checkpoint was read (the concurrency test reads it)
+_load_lock = threading.Lock()
+
+
+@st.cache_resource(show_spinner="Loading model…")
+def load_model(name: str, device: str = "cpu"):
+    """(model, meta) for a shipped model on a device; shared by every session, never mutated."""
+    with _load_lock:
+        LOAD_COUNT["n"] += 1
+        print(f"[attention-lab] loading model {name} on {device}", file=sys.stderr, flush=True)
+        return checkpoints.load(name, device=device)
+
+
+@st.cache_resource
+def load_tokenizer(name: str):
+    """The tokenizer stored with a shipped model (model.data.text_input.tokenizer_of)."""
+    return text_input.tokenizer_of(checkpoints.read_meta(name))
+
+
+def text_rule(name: str) -> str:
+    """How a shipped model reads text: its meta["text_input"] ("cls_sep", "bos" or "plain")."""
+    return text_input.rule_of(checkpoints.read_meta(name))
+
+
+@st.cache_resource
+def translator_tokenizers():
+    """(English word tokenizer, Chinese character tokenizer) stored in the translator's meta."""
+    meta = checkpoints.read_meta(TRANSLATOR)
+    return WordTokenizer.from_dict(meta["tokenizer"]), WordTokenizer.from_dict(meta["tgt_tokenizer"])
+
+
+def shipped_meta() -> dict[str, dict]:
+    """name -> meta of every shipped model whose files are readable."""
+    out = {}
+    for name in checkpoints.shipped():
+        try:
+            out[name] = checkpoints.read_meta(name)
+        except CheckpointError:
+            continue
+    return out
+
+
+def broken_models() -> dict[str, str]:
+    """name -> why, for shipped models (those with a training recipe) that cannot be read: a missing
+    weights or config file, or a config that is not valid. Loading reports truncated weights."""
+    from model.training import recipes
+    out = {}
+    for name in recipes.names():
+        weights, config = (checkpoints.ASSETS / f"{name}{ext}" for ext in (".safetensors", ".json"))
+        if weights.is_file() != config.is_file():
+            missing = config if weights.is_file() else weights
+            out[name] = f"{missing.name} is missing; rebuild it with `{checkpoints.retrain_hint(name)}`."
+        elif config.is_file():
+            try:
+                checkpoints.read_meta(name)
+            except CheckpointError as e:
+                out[name] = str(e)
+    return out
+
+
+def text_models() -> list[str]:
+    """Shipped self-attention text models (encoders and decoders) for the sidebar."""
+    names = [n for n, m in shipped_meta().items()
+             if m.get("modality", "text") == "text" and m["config"].get("kind") in ("encoder", "decoder")]
+    return sorted(names, key=lambda n: (n != DEFAULT_TEXT_MODEL, n))
+
+
+def learned_position_models() -> dict[str, dict]:
+    """name -> meta of shipped models with learned absolute positions (text: pos_encoding "learned";
+    images: every ViT/Swin, whose positions are a learned parameter)."""
+    return {n: m for n, m in shipped_meta().items()
+            if m["config"].get("pos_encoding") == "learned" or m.get("modality") == "image"}
+
+
+def device() -> str:
+    """The device the sidebar asked for, resolved; an absent one falls back to CPU with a notice."""
+    dev, notice = devices.resolve(st.session_state.get("device", "auto"))
+    if notice:
+        st.sidebar.warning(notice)
+    return dev.type
+
+
+def selected_text_model() -> str | None:
+    models = text_models()
+    name = st.session_state.get("text_model")
+    return name if name in models else (models[0] if models else None)
+
+
+def sidebar():
+    """Shared controls; pages read them from st.session_state, so each page also runs alone."""
+    with st.sidebar:
+        models = text_models()
+        if models:
+            st.selectbox("Text model", models, key="text_model",
+                         help="The shipped, trained model the text pages run.")
+        else:
+            st.warning("No shipped text model was found in assets/.")
+        for name, why in broken_models().items():
+            st.error(f"Model **{html.escape(name)}** is unavailable: {html.escape(why)}")
+        st.selectbox("Device", devices.CHOICES, key="device",
+                     help="auto picks a GPU when there is one; an absent device falls back to CPU.")
+        st.caption(f"torch {torch.__version__} · running on **{device()}**")
+
+
+def model_or_stop(name: str):
+    """(model, meta) or a readable error that stops the page (missing or corrupt weights)."""
+    try:
+        return load_model(name, device())
+    except CheckpointError as e:
+        st.error(f"The model **{html.escape(name)}** could not be loaded.\n\n{e}")
+        st.stop()
+
+
+def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """Bound typed text; tell the user when it was cut."""
+    if len(text) > limit:
+        st.warning(f"The text has {len(text):,} characters; only the first {limit:,} are used.")
+        return text[:limit]
+    return text

@@ -1,0 +1,259 @@
+"""Cached runs: every @st.cache_data runner of the app, (name, device, inputs...) -> a typed, frozen result of
+plain numpy arrays. Runs are data (bounded caches); the models they read are resources (app_pages/_resources)."""
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from app_pages._resources import load_model, load_tokenizer, text_rule, translator_tokenizers
+from model.analysis.reach import Connectivity
+from model.tasks.generation import BeamSearch, Generation
+from model.tasks.results import TextRun
+
+RUNS_KEPT = 8                    # results kept per cached function: a rerun is fast, memory stays flat
+
+
+# ---- explorer, coreference ----
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model with attention captured…")
+def explorer_run(name: str, device: str, text: str):
+    """TextRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices) of a shipped text model
+    on typed text, read by the model's own text rule (encoders [CLS] … [SEP], decoders a leading [BOS])."""
+    from model.tasks.attention_run import run_text
+    model, _ = load_model(name, device)
+    return run_text(model, load_tokenizer(name), text, text_rule(name))
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def coref_run(name: str, device: str, text: str):
+    """TextRun of the coreference encoder on text (with [CLS]/[SEP]; weights (L, H, N, N))."""
+    from model.tasks.attention_run import run_text
+    model, _ = load_model(name, device)
+    return run_text(model, load_tokenizer(name), text, text_rule(name))
+
+
+@dataclass(frozen=True)
+class HeadAccuracy:
+    accuracy: np.ndarray             # (L, H) share of pronouns whose row's argmax is the antecedent
+    n_refs: int                      # pronouns measured
+    baseline_first_noun: float       # on the single sentences
+    baseline_nearest_noun: float
+
+
+@st.cache_data(max_entries=4, show_spinner="Measuring every head on the held-out evaluation set…")
+def coref_head_accuracy(name: str, device: str) -> HeadAccuracy:
+    """Argmax accuracy of every head on the held-out sets of `python -m model.evaluate` (sentences with held-out
+    pairs and frames, and held-out passages), with the first-noun and nearest-noun baselines."""
+    from model.data import course_world as corpus
+    from model.tasks.coreference import baselines, head_accuracy
+    from model.training.recipes.coref_encoder import RECIPE
+    model, meta = load_model(name, device)
+    n = RECIPE["eval_pairs"]
+    sentences = corpus.eval_samples("heldout_pairs", n) + corpus.eval_samples("heldout_frames", n)
+    samples = sentences + corpus.eval_samples("heldout_pairs", n // 3, passages=True)
+    acc = head_accuracy(model, load_tokenizer(name), samples)
+    return HeadAccuracy(acc, sum(len(s.refs) for s in samples), **baselines(sentences))
+
+
+# ---- step by step ----
+@dataclass(frozen=True)
+class LayerInputs:
+    ids: np.ndarray                  # (T,)
+    tokens: list[str]
+    notices: list[str]
+    hidden: np.ndarray               # (L + 1, T, C) float64: the vectors entering every layer, and the output
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model…")
+def step_layer_inputs(name: str, device: str, text: str, max_tokens: int) -> LayerInputs:
+    """The vectors entering every layer of a shipped text model, for the step-by-step page."""
+    from model.analysis import steps
+    model, _ = load_model(name, device)
+    ids, tokens, notices = steps.encode_text(model, load_tokenizer(name), text, text_rule(name), max_tokens)
+    return LayerInputs(ids, tokens, notices, steps.layer_inputs(model, ids))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def softmax_saturation(d_ks: tuple[int, ...], n_keys: int, seed: int) -> dict:
+    """model.analysis.steps.saturation for the √d_k section (mean over 256 random queries)."""
+    from model.analysis import steps
+    return steps.saturation(d_ks, n_keys, 256, seed)
+
+
+# ---- positional encodings ----
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the encoder with positions off and on…")
+def order_experiment(name: str, device: str, text_a: str, text_b: str):
+    """model.analysis.order.OrderExperiment for a shipped encoder (ValueError on a bad pair is not cached)."""
+    from model.analysis.order import order_experiment as experiment
+    model, _ = load_model(name, device)
+    return experiment(model, load_tokenizer(name), text_a, text_b, text_rule(name))
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the learned position table…")
+def learned_position_table(name: str, device: str = "cpu"):
+    """The learned (rows, C) float32 position table of a shipped model, or None."""
+    from model.engine.positions import learned_table
+    model, _ = load_model(name, device)
+    return learned_table(model)
+
+
+# ---- translation ----
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Translating with attention captured…")
+def translation_run(name: str, device: str, text: str, method: str, width: int,
+                    target: tuple[int, ...] | None = None):
+    """model.tasks.translation.run on the shipped translator: TranslationRun with src_tokens, enc_weights
+    (L, H, S, S), weights (L, H, T, T) decoder self-attention, cross_weights (L, H, T, S); `target`
+    ids force the decoder (teacher forcing) instead of decoding. Raises SourceError on bad input."""
+    from model.tasks import translation as translate
+    model, _ = load_model(name, device)
+    src_tok, tgt_tok = translator_tokenizers()
+    return translate.run(model, src_tok, tgt_tok, text, list(target) if target is not None else None, method, width)
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def translation_steps(name: str, device: str, text: str):
+    """model.tasks.translation.greedy: what one-token-at-a-time decoding saw (cross rows (steps, L, H, S))."""
+    from model.tasks import translation as translate
+    model, _ = load_model(name, device)
+    src_tok, _ = translator_tokenizers()
+    return translate.greedy(model, translate.source_ids(src_tok, text))
+
+
+# ---- generation ----
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def gpt_next_probs(name: str, device: str, prompt_ids: tuple, temperature: float):
+    """(V,) next-token distribution of the causal decoder after prompt_ids."""
+    from model.tasks import generation as generate
+    model, _ = load_model(name, device)
+    return generate.next_token_probs(model, list(prompt_ids), temperature)
+
+
+@dataclass(frozen=True)
+class Generated:
+    run: Generation                  # weights (L, H, N, N)
+    logits_gap: float                # largest |cached − full recompute| of the logits
+    weights_gap: float               # … and of the attention weights
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Generating…")
+def gpt_generate(name: str, device: str, prompt_ids: tuple, max_new: int, strategy: str, k: int,
+                 temperature: float, seed: int, eos_id: int) -> Generated:
+    """Tokens written with a key/value cache, checked against recomputing the whole sequence."""
+    from model.tasks import generation as generate
+    model, _ = load_model(name, device)
+    run = generate.generate(model, list(prompt_ids), max_new, strategy, k, temperature, seed, eos_id)
+    logits, weights = generate.full_recompute(model, run.ids)
+    return Generated(run, float(abs(run.logits - logits).max()), float(abs(run.weights - weights).max()))
+
+
+@dataclass(frozen=True)
+class BeamResult:
+    tree: BeamSearch
+    greedy_ids: list[int]            # greedy decoding of the same prompt and length
+    greedy_logprob: float            # its Σ log p over the new tokens
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Searching beams…")
+def gpt_beam(name: str, device: str, prompt_ids: tuple, width: int, max_new: int, eos_id: int,
+             length_penalty: float) -> BeamResult:
+    """Beam search and, for comparison, greedy decoding of the same prompt and length."""
+    from model.tasks import generation as generate
+    model, _ = load_model(name, device)
+    tree = generate.beam_search(model, list(prompt_ids), width, max_new, eos_id, length_penalty)
+    greedy = generate.generate(model, list(prompt_ids), max_new, eos_id=eos_id).ids
+    return BeamResult(tree, greedy, generate.sequence_logprob(model, greedy, len(prompt_ids)))
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Filling in…")
+def encoder_fill(name: str, device: str, text: str, mask_words: tuple, top_k: int):
+    """FillMask of a shipped encoder: predictions at the masked words, weights (L, H, N, N)."""
+    from model.tasks.fill_mask import fill_mask
+    model, meta = load_model(name, device)
+    return fill_mask(model, load_tokenizer(name), text, list(mask_words), top_k)
+
+
+@dataclass(frozen=True)
+class ObjectiveLosses:
+    mlm: np.ndarray                  # (words,) encoder −log p at the masked words, nan elsewhere
+    clm: np.ndarray                  # (words,) decoder −log p(word | words before)
+    weights: np.ndarray              # (L, H, N, N) the decoder's attention on [BOS] + words
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def objective_losses(name: str, device: str, words: tuple, masked: tuple, encoder: str | None) -> ObjectiveLosses:
+    """Per-word loss terms (nats) on one sentence: the decoder `name`'s for every word, and the encoder's at
+    the masked words (nan elsewhere, or everywhere when no encoder is shipped)."""
+    from model.data.word_tokenizer import BOS, CLS, SEP, UNK
+    from model.tasks.generation import full_recompute
+    from model.training.objectives import causal_token_losses, masked_token_losses
+    model, meta = load_model(name, device)
+    gpt_tok = load_tokenizer(name)
+    ids = [BOS] + [gpt_tok.index.get(w, UNK) for w in words]
+    clm = causal_token_losses(model, ids)
+    _, weights = full_recompute(model, ids)
+    mlm = np.full(len(words), np.nan)
+    if encoder and masked:
+        enc, enc_meta = load_model(encoder, device)
+        enc_tok = load_tokenizer(encoder)
+        enc_ids = [CLS] + [enc_tok.index.get(w, UNK) for w in words] + [SEP]
+        mlm[list(masked)] = masked_token_losses(enc, enc_ids, [m + 1 for m in masked])
+    return ObjectiveLosses(mlm, clm, weights)
+
+
+# ---- images ----
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def load_image_bytes(data: bytes):
+    """LoadedImage (8-bit RGB + conversion notes) of uploaded bytes, shrunk to at most 1024 px a side (the
+    models read 24 px; this bounds the cache at ~3 MB an entry); raises model.data.images.ImageError."""
+    from model.data.images import load_image
+    loaded = load_image(data)
+    loaded.image.thumbnail((1024, 1024))
+    return loaded
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model…")
+def run_image(name: str, device: str, x):
+    """ImageRun of a shipped image model on one normalised image x (C, S, S)."""
+    from model.tasks.image_run import run_image as run
+    model, meta = load_model(name, device)
+    return run(model, x, meta["preprocess"]["classes"])
+
+
+# ---- masks & sparse attention ----
+@dataclass(frozen=True)
+class MaskedRuns:
+    masked: TextRun                  # under the pattern
+    full: TextRun                    # with full (decoders: causal) attention
+    mask: np.ndarray                 # (N, N) bool, True = may attend
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model under the mask and with full attention…")
+def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, causal: bool = False) -> MaskedRuns:
+    """A shipped text model under a mask pattern and with full attention; decoders keep the causal mask in
+    both. params: sorted (name, value) pairs. InputError if the pattern does not fit the text (not cached)."""
+    from model.data import text_input
+    from model.engine import masks
+    from model.tasks.attention_run import run_text
+    model, _ = load_model(name, device)
+    tok, rule = load_tokenizer(name), text_rule(name)
+    encoder = model.config.kind == "encoder"
+    n = min(len(text_input.encode(tok, text, rule).ids), model.config.max_len)
+    base = np.ones((n, n), dtype=bool) if encoder else masks.causal(n)
+    mask = masks.build(pattern, n, causal or not encoder, **dict(params)) & base
+    full = run_text(model, tok, text, rule, mask=base)
+    return MaskedRuns(run_text(model, tok, text, rule, mask=mask), full, mask)
+
+
+@dataclass(frozen=True)
+class MaskCoverage:
+    mask: np.ndarray                 # (n, n) bool
+    connectivity: Connectivity
+    share: list[float]               # share of pairs reached after k layers, k = 1..max_layers
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def mask_coverage(pattern: str, n: int, params: tuple, causal: bool, max_layers: int) -> MaskCoverage:
+    """How far a pattern lets information travel through 1..max_layers layers."""
+    from model.analysis import reach
+    from model.engine import masks
+    m = masks.build(pattern, n, causal, **dict(params))
+    return MaskCoverage(m, reach.layers_to_connect(m), reach.coverage(m, max_layers))

@@ -1,0 +1,268 @@
+"""Masks & sparse attention: what each mask lets a token see, how far information travels through k layers,
+what a pattern does to a trained model's attention and output, and what dense and sparse attention cost
+as the input grows (textbook 12.9: windows, dilation, global tokens)."""
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_pages import _resources, _runs
+from labels import HEAD_FORMAT, LAYER_FORMAT, head_label
+from model.analysis import cost, reach
+from model.data import course_world as corpus
+from model.engine import masks
+from model.engine.errors import InputError
+from viz import heatmap
+from viz import masks as viz
+
+MAX_DRAW_N = 512
+SPARSE_MODEL = "sparse_encoder"
+MAX_POSITIONS = 64
+SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384]
+
+
+def parse_positions(text: str, n: int) -> tuple[int, ...]:
+    """'0, 7' -> (0, 7); raises InputError with a readable message."""
+    try:
+        pos = tuple(sorted({int(p) for p in text.replace(";", ",").split(",") if p.strip()}))
+    except ValueError:
+        raise InputError(f"Global positions must be whole numbers separated by commas (got {text[:40]!r}).")
+    if len(pos) > MAX_POSITIONS or any(p < 0 or p >= n for p in pos):
+        raise InputError(f"Give at most {MAX_POSITIONS} positions between 0 and {n - 1}.")
+    return pos
+
+
+def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None = None, causal_box: bool = True):
+    """Pattern select + its parameters. Returns (key, params dict, causal)."""
+    keys = list(masks.PATTERNS)
+    key = st.selectbox("Pattern", keys, index=keys.index(default), key=f"{prefix}_pattern",
+                       format_func=lambda k: masks.PATTERNS[k].title)
+    pat = masks.PATTERNS[key]
+    st.caption(pat.explanation)
+    params, given = {}, {**(overrides or {})}
+    cols = st.columns(max(1, len(pat.params)))
+    for col, p in zip(cols, pat.params):
+        with col:
+            if isinstance(p.default, tuple):
+                shown = ", ".join(map(str, given.get(p.name, p.default)))
+                text = st.text_input(p.label, shown, key=f"{prefix}_{p.name}")
+                try:
+                    params[p.name] = parse_positions(text, n)
+                except InputError as e:
+                    st.error(str(e))
+                    params[p.name] = p.default
+            else:
+                params[p.name] = int(st.number_input(p.label, p.lo, p.hi, int(given.get(p.name, p.default)), 1,
+                                                     key=f"{prefix}_{p.name}"))
+    causal = pat.can_be_causal and causal_box and st.checkbox("causal version", key=f"{prefix}_causal")
+    return key, params, causal
+
+
+def built(key: str, n: int, params: dict, causal: bool):
+    try:
+        return masks.build(key, n, causal, **params)
+    except InputError as e:
+        st.error(str(e))
+        return None
+
+
+def describe(c: reach.Connectivity) -> str:
+    if c.everything:
+        return f"every token reaches every other after **{c.layers}** layer{'s' * (c.layers != 1)}"
+    return (f"never connects everything: after **{c.layers}** layers it reaches {c.reachable:.1%} of the pairs "
+            f"and more layers add nothing")
+
+
+def lab_section():
+    st.subheader("Pattern lab")
+    n = int(st.number_input("Sequence length N", 4, MAX_DRAW_N, 32, 4, key="masks_n",
+                            help=f"Drawn up to N = {MAX_DRAW_N}; the cost section goes to 16k."))
+    left, right = st.columns(2)
+    chosen = {}
+    for side, col, default in (("A", left, "window"), ("B", right, "extra_global")):
+        with col, st.container(border=True):
+            st.markdown(f"**Pattern {side}**")
+            key, params, causal = pattern_controls(f"masks_{side}", n, default, dict(width=2))
+            chosen[side] = (key, params, causal, built(key, n, params, causal))
+    cols = st.columns(2)
+    for col, side in zip(cols, "AB"):
+        key, params, causal, m = chosen[side]
+        if m is None:
+            continue
+        with col:
+            title = masks.PATTERNS[key].title + (" (causal)" if causal else "")
+            st.plotly_chart(viz.plot_mask(m, title=f"{side}: {title}"), key=f"masks_plot_{side}")
+            st.metric(f"density of {side} (allowed ÷ N²)", f"{reach.density(m):.2%}",
+                      help=f"{int(m.sum()):,} of {n * n:,} pairs")
+    a, b = chosen["A"][3], chosen["B"][3]
+    if a is not None and b is not None:
+        left, right = st.columns(2)
+        with left:
+            st.plotly_chart(viz.plot_mask_difference(a, b, title="A vs B"), key="masks_plot_diff")
+        with right:
+            st.metric("pairs that differ", f"{int((a != b).sum()):,}")
+            st.metric("only in A", f"{int((a & ~b).sum()):,}")
+            st.metric("only in B", f"{int((b & ~a).sum()):,}")
+    return n, chosen
+
+
+def reach_section(n: int, chosen: dict):
+    st.subheader("Receptive field: how far information travels through k layers")
+    st.caption("Entry [i, j] is dark when token j's input can influence token i's output after k layers: the "
+               "boolean matrix power (mask ∨ I)ᵏ (the residual connection keeps each token's own input).")
+    k = st.slider("layers k", 1, 16, 2, key="masks_k")
+    max_layers = 32 if n <= 256 else 12
+    cols, shares = st.columns(2), {}
+    for col, side in zip(cols, "AB"):
+        key, params, causal, m = chosen[side]
+        if m is None:
+            continue
+        cover = _runs.mask_coverage(key, n, tuple(sorted(params.items())), causal, max_layers)
+        m, conn, share = cover.mask, cover.connectivity, cover.share
+        shares[f"{side}: {masks.PATTERNS[key].title}"] = share
+        with col:
+            st.plotly_chart(viz.plot_reach(reach.receptive_field(m, k), title=f"{side} after {k} layers"),
+                            key=f"masks_reach_{side}")
+            st.markdown(f"**{side}**: " + describe(conn))
+    if shares:
+        st.plotly_chart(viz.plot_coverage(shares, title="Share of pairs connected after k layers"), key="masks_cov")
+
+
+def live_section():
+    st.subheader("Live effect on a trained model")
+    models = _resources.text_models()
+    if not models:
+        st.warning("No shipped text model was found in assets/.")
+        return
+    default = SPARSE_MODEL if SPARSE_MODEL in models else _resources.selected_text_model()
+    name = st.selectbox("Model", models, index=models.index(default), key="masks_model",
+                        help=f"{SPARSE_MODEL} was trained under a window of ±8 tokens plus [CLS] as a global token.")
+    model, meta = _resources.model_or_stop(name)
+    sparse = meta.get("config", {}).get("sparse")
+    text = _resources.clip_text(st.text_area("Text", corpus.PARAGRAPH, key="masks_text", height=90))
+    if not text.strip():
+        st.info("Type some text to run the model.")
+        return
+    own = dict(width=sparse["width"], n_global=sparse["n_global"]) if sparse else dict(width=3)
+    decoder = model.config.kind == "decoder"
+    key, params, causal = pattern_controls("masks_live", model.config.max_len, "extra_global" if sparse else "window",
+                                           own, causal_box=not decoder)
+    if decoder:
+        st.caption("A decoder keeps its causal mask: the pattern is applied below the diagonal.")
+    try:
+        runs = _runs.masked_runs(name, _resources.device(), text, key, tuple(sorted(params.items())), causal)
+    except InputError as e:
+        st.error(str(e))
+        return
+    run, full, mask = runs.masked, runs.full, runs.mask
+    for note in run.notices:
+        st.info(note)
+    blocked = run.weights[:, :, ~mask]                                       # (L, H, blocked pairs)
+    h_mask, h_full = run.hidden[-1], full.hidden[-1]                         # (N, C)
+    change = np.linalg.norm(h_mask - h_full, axis=1) / np.maximum(np.linalg.norm(h_full, axis=1), 1e-12)
+    flips = int((run.logits.argmax(-1) != full.logits.argmax(-1)).sum())
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("tokens N", len(run.tokens))
+    c2.metric("density of the mask", f"{mask.mean():.1%}")
+    largest = float(blocked.max()) if blocked.size else 0.0
+    c3.metric("largest weight on a blocked pair", "0 exactly" if largest == 0 else f"{largest:.1e}",
+              help="Blocked scores are set to −∞ before the softmax, so their weights are exactly 0.")
+    c4.metric("top-1 predictions changed", f"{flips} of {len(run.tokens)}",
+              help="The model's own output at each position, under the mask vs with full attention.")
+    lc, hc = st.columns(2)
+    layer = lc.slider("layer", 0, run.n_layers - 1, run.n_layers - 1, key="masks_layer", format=LAYER_FORMAT)
+    head = hc.slider("head", 0, run.n_heads - 1, 0, key="masks_head", format=HEAD_FORMAT)
+    a, b = st.columns(2)
+    with a:
+        st.plotly_chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=run.tokens, y_labels=run.tokens,
+                                             title=f"Under {masks.PATTERNS[key].title}: {head_label(layer, head)}"),
+                        key="masks_live_masked")
+    with b:
+        st.plotly_chart(heatmap.plot_heatmap(full.weights[layer, head], x_labels=full.tokens, y_labels=full.tokens,
+                                             title=f"{'Causal' if decoder else 'Full'} attention: "
+                                                   f"{head_label(layer, head)}"), key="masks_live_full")
+    st.plotly_chart(viz.plot_output_change(run.tokens, change, title="How much each token's final hidden state "
+                                           "moves: ‖h_mask − h_full‖ ÷ ‖h_full‖"), key="masks_live_change")
+    if sparse:
+        st.caption(f"Evaluation (`python -m model.evaluate --json {SPARSE_MODEL}`): masked-LM accuracy "
+                   f"{meta['metrics'].get('mlm_accuracy', float('nan')):.1%} under its own pattern on held-out "
+                   f"512-token inputs, {meta['metrics'].get('mlm_accuracy_full_attention', float('nan')):.1%} "
+                   f"with full attention.")
+
+
+def cost_section():
+    st.subheader("Cost as N grows")
+    c = st.columns(4)
+    w = int(c[0].number_input("window w (each side)", 1, 1024, 128, key="masks_cost_w"))
+    g = int(c[1].number_input("global tokens g", 0, 64, 16, key="masks_cost_g"))
+    stride = int(c[2].number_input("stride / block", 2, 4096, 128, key="masks_cost_s"))
+    r = int(c[3].number_input("random keys r", 0, 64, 3, key="masks_cost_r"))
+    chosen = st.multiselect("Patterns", [k for k in masks.PATTERNS if k != "swin"], key="masks_cost_patterns",
+                            default=["full", "causal", "window", "dilated", "extra_global", "strided", "block_local"],
+                            format_func=lambda k: masks.PATTERNS[k].title)
+    params = dict(width=w, n_global=g, stride=stride, block=stride, per_row=r, dilation=2, positions=(0,))
+    counts = {f"{masks.PATTERNS[k].title} ~ {masks.PATTERNS[k].growth}": pairs_curve(k, tuple(sorted(
+        (p, v) for p, v in params.items() if p in masks.PATTERNS[k].defaults()))) for k in chosen}
+    st.plotly_chart(viz.plot_pairs_growth(SIZES, counts, title="Allowed (query, key) pairs against N"),
+                    key="masks_pairs")
+    measure_section(w, g)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def pairs_curve(key: str, params: tuple) -> list[int]:
+    return [masks.allowed_pairs(key, n, **dict(params)) for n in SIZES]
+
+
+def measure_section(w: int, g: int):
+    st.markdown("**Measured** on this machine (one head of dimension 64, one thread, device "
+                f"`{_resources.device()}`): time of one call and peak extra memory above the inputs.")
+    c = st.columns([2, 2, 1])
+    sizes = c[0].multiselect("N", SIZES, default=[1024, 4096], key="masks_cost_n",
+                             help="Dense attention at 16k needs about 2.3 GB and tens of seconds.")
+    methods = c[1].multiselect("Methods", list(cost.METHODS), default=["dense", "dense_masked", "sparse"],
+                               format_func=cost.METHODS.get, key="masks_cost_methods",
+                               help="FlexAttention compiles first: minutes on a busy CPU.")
+    go = c[2].button("Measure", type="primary", key="masks_cost_go")
+    if go and sizes and methods:
+        bar, rows = st.progress(0.0, text="Starting the measurement…"), []
+        total = len(sizes) * len(methods)
+        try:
+            for row in cost.sweep_in_child(methods, sorted(sizes), w, g, _resources.device()):
+                rows.append(row)
+                bar.progress(len(rows) / total, text=f"{cost.METHODS[row['method']]} at N = {row['n']:,}")
+        except RuntimeError as e:
+            st.error(str(e))
+        bar.empty()
+        st.session_state["masks_cost_rows"] = rows
+    rows = st.session_state.get("masks_cost_rows")
+    if not rows:
+        st.caption("Press **Measure** to time the chosen methods.")
+        return
+    for row in rows:
+        if "error" in row:
+            st.warning(f"{cost.METHODS[row['method']]} at N = {row['n']:,} did not run here: {row['error']}")
+    ok = [r for r in rows if "error" not in r]
+    a, b = st.columns(2)
+    a.plotly_chart(viz.plot_cost(ok, "time_ms", title="Time per call", names=cost.METHODS), key="masks_time")
+    b.plotly_chart(viz.plot_cost(ok, "peak_mib", title="Peak extra memory", names=cost.METHODS), key="masks_mem")
+    st.caption("Time: median of 3 calls, CPU time of the computing thread (wall time on a GPU), so a busy machine "
+               "does not inflate it. Memory: the process's peak resident memory above its level before the call "
+               "(GPU: the allocator's peak); below ~5 MiB it is within the allocator's noise.")
+    table = pd.DataFrame(ok).rename(columns={"time_ms": "time (ms)", "peak_mib": "peak memory (MiB)"})
+    st.dataframe(table, hide_index=True)
+
+
+def render():
+    st.title("Masks & sparse attention")
+    st.markdown("A mask decides which keys each query may attend: blocked scores become −∞ before the softmax, so "
+                "their weights are exactly 0. Dense attention pays for all N² pairs; windows, dilation and a few "
+                "global tokens keep the cost linear in N while information still spreads across the input layer by "
+                "layer.")
+    lab, reach_tab, live, price = st.tabs(["Pattern lab", "Receptive field", "Live effect", "Cost"])
+    with lab:
+        n, chosen = lab_section()
+    with reach_tab:
+        reach_section(n, chosen)
+    with live:
+        live_section()
+    with price:
+        cost_section()

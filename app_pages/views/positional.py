@@ -1,0 +1,294 @@
+"""Positional encodings. Teaches: self-attention alone cannot tell word order (shown live on the shipped
+encoder), the sine/cosine table and its waves, similarity that depends on the offset only, the shift
+identity PE(pos + k) = M_k·PE(pos), learned tables, relative schemes (RoPE, ALiBi), and what happens
+beyond the trained length."""
+import html
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_pages import _resources, _runs
+from labels import head_only, layer_label
+from model.analysis import relative, shift
+from model.analysis.order import permute_run
+from model.data import text_input
+from model.engine.errors import InputError
+from model.engine.positions import sinusoidal
+from model.reference import softmax
+from viz import positional as vp
+from viz.heatmap import plot_heatmap
+
+WIDTHS = [16, 32, 64, 128, 256, 512]
+ORDER_A, ORDER_B = "The woman ate the raccoon.", "The raccoon ate the woman."
+MAX_ORDER_CHARS = 400
+INIT_STD = 0.02                          # model.positional initialises learned tables with N(0, 0.02²)
+
+
+def waves_section():
+    st.markdown("Each position gets a vector: PE(pos, 2i) = sin(pos / 10000^(2i/d)), "
+                "PE(pos, 2i+1) = cos(pos / 10000^(2i/d)). Low dimensions oscillate fast, high ones slowly.")
+    c1, c2 = st.columns(2)
+    n = c1.number_input("Positions", 8, 1024, 100, step=10, key="pe_n")
+    d = c2.selectbox("d_model", WIDTHS, index=3, key="pe_d")
+    pe = sinusoidal(int(n), d)
+    st.plotly_chart(vp.plot_pe_heatmap(pe), key="pe_heatmap")
+    default = [x for x in (0, 1, 10, 40) if x < d]
+    dims = st.multiselect("Dimensions to draw as waves", list(range(d)), default=default, max_selections=8,
+                          key="pe_dims")
+    if dims:
+        st.plotly_chart(vp.plot_waves(pe, dims), key="pe_waves")
+    st.plotly_chart(vp.plot_wavelengths(shift.wavelengths(d)), key="pe_wavelengths")
+    c1, c2 = st.columns(2)
+    pos = c1.number_input("Look up position", 0, 10**9, 7, key="pe_pos")
+    dim = c2.number_input("dimension", 0, d - 1, min(2, d - 1), key="pe_dim")
+    i, fn = int(dim) // 2, ("sin" if dim % 2 == 0 else "cos")
+    val = (np.sin if fn == "sin" else np.cos)(pos * shift.frequencies(d)[i])
+    st.code(f"PE({pos}, {dim}) = {fn}({pos} / 10000^({2 * i}/{d})) = {val:.12f}", language=None)
+
+
+def similarity_section():
+    st.markdown("Dot products of every pair of positions. For the sine/cosine table "
+                "PE(i)·PE(j) = Σ cos((i − j)·ω): it depends on the offset i − j only, never on where the pair sits.")
+    c1, c2 = st.columns(2)
+    n = c1.slider("Positions", 16, 512, 64, key="sim_n")
+    d = c2.selectbox("d_model", WIDTHS, index=3, key="sim_d")
+    sim = shift.similarity(sinusoidal(n, d))
+    prof = shift.offset_profile(sim)
+    spread = float(np.max(prof["max"] - prof["min"]))
+    closed = float(np.abs(prof["mean"] - shift.closed_form_similarity(prof["offset"], d)).max())
+    c1, c2 = st.columns(2)
+    c1.metric("Largest spread among pairs with the same offset", f"{spread:.2e}")
+    c2.metric("Largest gap to Σ cos(δ·ω)", f"{closed:.2e}")
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(vp.plot_signed(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
+                                   value_name="dot product"), key="sim_matrix")
+    c2.plotly_chart(vp.plot_offset_profile({"sinusoidal": prof}), key="sim_profile")
+
+
+def shift_section():
+    st.markdown("Moving k positions along is the same linear map for every position: M_k rotates each "
+                "(sin, cos) pair by the angle k·ω_i. So PE(pos + k) = M_k · PE(pos), and the model can learn "
+                "to attend \"k to the left\" with one matrix.")
+    c1, c2, c3 = st.columns(3)
+    k = c1.number_input("Offset k", -1000, 10000, 5, key="shift_k")
+    d = c2.selectbox("d_model", WIDTHS, index=3, key="shift_d")
+    n = c3.number_input("Positions checked", 10, 5000, 1000, step=100, key="shift_n")
+    errors = shift.shift_errors(int(k), int(n), d)
+    start = max(0, -int(k))
+    worst = float(errors.max())
+    st.metric(f"Largest error over positions {start}..{start + int(n) - 1} (float64)", f"{worst:.2e}")
+    (st.success if worst <= 1e-9 else st.error)(
+        f"max |PE(pos + {k}) − M_{k}·PE(pos)| = {worst:.3e} " + ("≤ 1e-9" if worst <= 1e-9 else "> 1e-9"))
+    show = st.slider("Dimensions of M_k shown", 2, d, min(16, d), step=2, key="shift_show")
+    m = shift.shift_matrix(int(k), d)[:show, :show]
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(vp.plot_signed(m, title=f"M_{k} (first {show} dimensions)", x_title="input dimension",
+                                   y_title="output dimension", value_name="entry", decimals=6), key="shift_matrix")
+    c2.plotly_chart(vp.plot_shift_errors(errors, start), key="shift_errors")
+
+
+def learned_section():
+    st.subheader("Learned absolute positions")
+    models = _resources.learned_position_models()
+    if not models:
+        st.info("No shipped model with a learned position table was found in assets/.")
+        return
+    name = st.selectbox("Model", sorted(models), key="learned_model")
+    meta = models[name]
+    table = _runs.learned_position_table(name)
+    if table is None:
+        st.warning(f"{html.escape(name)} has no learned position table.")
+        return
+    image = meta.get("modality") == "image"
+    st.caption(f"{html.escape(name)}: {table.shape[0]} rows × {table.shape[1]} dimensions, "
+               + ("row 0 is <cls>, then the patches row by row." if image else "one row per token position."))
+    cos = shift.similarity(table, normalise=True)
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(vp.plot_signed(table, title="Learned table", x_title="dimension", y_title="position",
+                                   value_name="value"), key="learned_table")
+    c2.plotly_chart(vp.plot_signed(cos, title="Cosine similarity of positions", x_title="position",
+                                   y_title="position", value_name="cosine"), key="learned_sim")
+    if not image:
+        start = INIT_STD * np.sqrt(table.shape[1])                       # E|p| of N(0, 0.02²) in C dimensions
+        st.plotly_chart(vp.plot_row_norms(np.linalg.norm(table, axis=1), start), key="learned_norms")
+        st.caption("Rows the training sentences never reached keep their small random start: a learned table "
+                   "knows only the positions it was shown.")
+    patches = cos[1:, 1:] if image else cos                              # offsets between patches only
+    sin_cos = shift.similarity(sinusoidal(len(patches), table.shape[1]), normalise=True)
+    st.plotly_chart(vp.plot_offset_profile(
+        {"sinusoidal": shift.offset_profile(sin_cos), name: shift.offset_profile(patches)},
+        title="Cosine similarity against offset: the band is the spread over all pairs", y_title="cosine"),
+        key="learned_profile")
+    gh = meta["config"].get("image_size", 0) // max(1, meta["config"].get("patch_size", 1))
+    if image and gh * gh == len(table) - 1:
+        st.markdown("A ViT's positions are learned for a 2-D grid but numbered in one line: the similarity "
+                    "of one patch's position with all the others shows whether it learned rows and columns.")
+        p = st.slider("Patch", 0, gh * gh - 1, gh * gh // 2 + gh // 2, key="learned_patch")
+        st.plotly_chart(vp.plot_patch_grid(cos[1 + p, 1:].reshape(gh, gh),
+                                           title=f"Cosine of patch {p}'s position with every patch"),
+                        key="learned_grid")
+
+
+def rope_section():
+    st.subheader("RoPE: rotate q and k")
+    st.markdown("RoPE turns each (q₂ᵢ, q₂ᵢ₊₁) pair of a query at position m by m·ω_i, and the key at n by n·ω_i. "
+                "(R_m q)·(R_n k) = q·R_(n−m) k: the score sees the offset only. Below, the same query and key "
+                "vectors sit at every position; only their positions differ.")
+    c1, c2, c3 = st.columns(3)
+    dh = c1.selectbox("Head dimension", [8, 16, 32, 64], index=1, key="rope_d")
+    n = c2.slider("Positions", 8, 128, 32, key="rope_n")
+    seed = c3.number_input("Random q, k seed", 0, 9999, 0, key="rope_seed")
+    q, k = np.random.default_rng(int(seed)).normal(size=(2, dh))
+    rope_s = relative.same_content_scores(q, k, n, "rope")
+    abs_s = relative.same_content_scores(q, k, n, "absolute")
+    c1, c2 = st.columns(2)
+    c1.metric("RoPE: largest spread along a diagonal", f"{relative.offset_spread(rope_s).max():.2e}")
+    c2.metric("Sinusoidal added to q, k: largest spread", f"{relative.offset_spread(abs_s).max():.2e}")
+    c1.plotly_chart(vp.plot_signed(rope_s, title="RoPE scores (constant along diagonals)", value_name="score"),
+                    key="rope_matrix")
+    c2.plotly_chart(vp.plot_signed(abs_s, title="Absolute sinusoidal added to q and k", value_name="score"),
+                    key="abs_matrix")
+    starts = sorted({0, n // 4, n // 2})
+    c1.plotly_chart(vp.plot_scores_by_offset(rope_s, starts, title="RoPE: one line per query position"),
+                    key="rope_lines")
+    c2.plotly_chart(vp.plot_scores_by_offset(abs_s, starts, title="Absolute: one line per query position"),
+                    key="abs_lines")
+    table = pd.DataFrame({"offset δ": [dlt for dlt in (0, 1, 3, 7) if dlt < n]})
+    for m in starts:
+        table[f"score at m = {m}"] = [f"{rope_s[m, m + dlt]:.12f}" if m + dlt < n else "" for dlt in table["offset δ"]]
+    st.table(table.set_index("offset δ"))
+
+
+def alibi_section():
+    st.subheader("ALiBi: a linear distance penalty")
+    st.markdown("ALiBi adds −m·|i − j| to every score, with a fixed slope m per head (2^(−8h/H)): "
+                "far keys lose weight, steep heads look locally, gentle heads look far.")
+    c1, c2, c3 = st.columns(3)
+    heads = c1.selectbox("Heads", [4, 8, 12, 16], index=1, key="alibi_heads")
+    slopes = relative.alibi_slopes(heads)
+    h = c2.selectbox("Head", list(range(heads)), format_func=lambda i: f"{head_only(i)} (m = {slopes[i]:.5f})",
+                     key="alibi_head")
+    causal = c3.checkbox("Causal (as in the paper's decoder)", value=False, key="alibi_causal")
+    n = 24
+    bias = relative.alibi_bias(n, slopes[h], causal=causal)
+    qk = np.random.default_rng(0).normal(size=(2, n, 16))
+    content = qk[0] @ qk[1].T / 4.0                                      # random content scores, (N, N)
+    mask = np.isfinite(bias)
+    c1, c2, c3 = st.columns(3)
+    c1.plotly_chart(vp.plot_signed(np.where(mask, bias, np.nan), title=f"Bias, {head_only(h)}", value_name="bias"),
+                    key="alibi_bias")
+    c2.plotly_chart(plot_heatmap(softmax(np.where(mask, content, -np.inf)), title="Weights without bias",
+                                 x_title="key position", y_title="query position", height=460), key="alibi_plain")
+    c3.plotly_chart(plot_heatmap(softmax(content + bias), title="Weights with ALiBi", x_title="key position",
+                                 y_title="query position", height=460), key="alibi_weights")
+
+
+def order_section():
+    st.markdown("Self-attention without positions treats a sentence as a bag of words: reorder the words and "
+                "every output vector and attention weight is only reordered the same way. Here the shipped "
+                "encoder reads both sentences twice, with its positions switched off and on.")
+    encoders = [n for n in _resources.text_models() if _resources.shipped_meta()[n]["config"]["kind"] == "encoder"]
+    if not encoders:
+        st.info(f"No shipped encoder in assets/ yet: `python -m model.train {_resources.DEFAULT_TEXT_MODEL}`.")
+        return
+    name = st.selectbox("Encoder", encoders, key="order_model")
+    c1, c2 = st.columns(2)
+    a = c1.text_input("Sentence", ORDER_A, max_chars=MAX_ORDER_CHARS, key="order_a")
+    b = c2.text_input("The same words, reordered", ORDER_B, max_chars=MAX_ORDER_CHARS, key="order_b")
+    _resources.model_or_stop(name)
+    if not (a.strip() and b.strip()):
+        st.info("Type a sentence in both boxes: the second one uses the same words in another order.")
+        return
+    try:
+        exp = _runs.order_experiment(name, _resources.device(), a, b)
+    except InputError as e:
+        st.error(str(e))
+        return
+    for notice in exp.notices:
+        st.warning(notice)
+    cols = st.columns(4)
+    for col, (key, label) in zip(cols[::2], (("off", "positions off"), ("on", "positions on"))):
+        e = exp.errors[key]
+        col.metric(f"Output, {label}", f"{e['output']:.2e}", help="max |Δ| of the final vectors after undoing "
+                   f"the reordering (vectors reach {e['output_scale']:.2f})")
+    for col, (key, label) in zip(cols[1::2], (("off", "positions off"), ("on", "positions on"))):
+        col.metric(f"Attention, {label}", f"{exp.errors[key]['attention']:.2e}",
+                   help="max |Δ weight| over all layers and heads after undoing the reordering")
+    off, on = exp.errors["off"], exp.errors["on"]
+    st.markdown(f"Without positions the two runs agree to **{off['output']:.1e}** (float32 rounding): the model "
+                f"cannot tell who ate whom. With positions they differ by up to **{on['output']:.2f}**.")
+    run_a, _ = exp.runs["off"]
+    c1, c2, c3 = st.columns(3)
+    layer = c1.selectbox("Layer", list(range(run_a.n_layers)), key="order_layer", format_func=layer_label)
+    head = c2.selectbox("Head", list(range(run_a.n_heads)), key="order_head", format_func=head_only)
+    key = c3.radio("Positions", ["off", "on"], horizontal=True, key="order_positions")
+    ra, rb = exp.runs[key]
+    _, wa = permute_run(ra, exp.perm)                                    # sentence's weights, reordered
+    height = max(300, min(900, 34 * len(rb.tokens) + 160))
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(plot_heatmap(ra.weights[layer, head], x_labels=ra.tokens, y_labels=ra.tokens,
+                                 title=f"Sentence, positions {key}", height=height), key="order_heat_a")
+    c2.plotly_chart(plot_heatmap(rb.weights[layer, head], x_labels=rb.tokens, y_labels=rb.tokens,
+                                 title=f"Reordered, positions {key}", height=height), key="order_heat_b")
+    c1, c2 = st.columns(2)
+    c1.plotly_chart(vp.plot_signed(rb.weights[layer, head] - wa[layer, head], x_labels=rb.tokens,
+                                   y_labels=rb.tokens, title="Reordered − sentence reordered", x_title="key",
+                                   y_title="query", value_name="Δ weight", decimals=8, zrange=1.0, height=height),
+                    key="order_heat_diff")
+    c2.plotly_chart(vp.plot_layer_errors({"positions off": exp.layer_errors["off"],
+                                          "positions on": exp.layer_errors["on"]}), key="order_layers")
+
+
+def length_section():
+    st.markdown("A formula has a value at any position; a learned table has exactly max_len rows.")
+    pos = st.number_input("Position", 0, 10**9, 100_000, key="len_pos")
+    d = 128
+    i = np.arange(8) // 2
+    vals = np.where(np.arange(8) % 2 == 0, np.sin(pos * shift.frequencies(d)[i]), np.cos(pos * shift.frequencies(d)[i]))
+    st.table(pd.DataFrame({"formula": [f"{'sin' if j % 2 == 0 else 'cos'}({pos} / 10000^({2 * k}/{d}))"
+                                       for j, k in enumerate(i)],
+                           "value": [f"{v:+.9f}" for v in vals]},
+                          index=pd.Index(np.arange(8), name="dimension")))
+    for name, meta in sorted(_resources.learned_position_models().items()):
+        if meta.get("modality", "text") == "image":
+            c = meta["config"]
+            rows = (c.get("image_size", 0) // max(1, c.get("patch_size", 1))) ** 2 + 1
+            st.info(f"{html.escape(name)}: a learned table of {rows} rows (<cls> + {rows - 1} patches): "
+                    "a larger image would have patches with no position vector.")
+            continue
+        max_len = meta["config"]["max_len"]
+        if pos >= max_len:
+            st.error(f"{html.escape(name)}: its learned table stops at max_len = {max_len} "
+                     f"(positions 0..{max_len - 1}). Position {pos:,} has no vector; text longer than "
+                     f"{max_len} tokens is cut to the first {max_len}.")
+        else:
+            st.success(f"{html.escape(name)}: position {pos:,} is row {pos} of its {max_len}-row learned table.")
+    name = _resources.selected_text_model()
+    if name:
+        text = _resources.clip_text(st.text_area("Paste a long text", " ".join([ORDER_A] * 30), key="len_text"))
+        meta = _resources.shipped_meta()[name]
+        n_tokens = len(text_input.encode(_resources.load_tokenizer(name), text, _resources.text_rule(name)).ids)
+        max_len, kind = meta["config"]["max_len"], meta["config"].get("pos_encoding")
+        if n_tokens <= max_len:
+            st.success(f"{n_tokens} tokens: within {html.escape(name)}'s {max_len} positions.")
+        elif kind == "learned":
+            st.warning(f"{n_tokens} tokens, but {html.escape(name)} has a learned table of {max_len} positions: "
+                       f"only the first {max_len} tokens can be read; the other {n_tokens - max_len} have no position.")
+        else:
+            st.warning(f"{n_tokens} tokens: {html.escape(name)} uses {kind} positions, which exist beyond its "
+                       f"trained {max_len}; the model never saw them in training, so expect worse predictions.")
+
+
+def render():
+    st.title("Positional encodings")
+    st.caption("Why word order needs positions, and four ways to give them: sinusoidal, learned, RoPE, ALiBi.")
+    SECTIONS = {"Word order": order_section, "Waves": waves_section, "Similarity": similarity_section,
+                "Shift identity": shift_section,
+                "Learned vs relative": lambda: (learned_section(), rope_section(), alibi_section()),
+                "Beyond max_len": length_section}
+    # only the open tab runs (and sends its figures): the page stays quick on a laptop
+    for tab, section in zip(st.tabs(list(SECTIONS), key="pos_tab", on_change="rerun"), SECTIONS.values()):
+        if tab.open:
+            with tab:
+                section()

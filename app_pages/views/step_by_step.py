@@ -1,0 +1,301 @@
+"""Step by step: one self-attention step on real numbers. X, the head's W_Q, W_K, W_V, Q, K, V, QKᵀ,
+the √d_k scaling, softmax, Z, in row form and in the textbook's column form; the lecture's worked
+example and exercise; why √d_k; multi-head + W_O; a token through Add & Norm and the FFN; the causal mask."""
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app_pages import _resources, _runs, _state
+from app_pages._markup import md
+from labels import file_label, head_label, head_only, layer_label
+from model import reference
+from model.analysis import steps
+from viz.steps import plot_matrix, plot_saturation, plot_softmax_bars, plot_trace
+
+DEFAULT_TEXT = "The restaurant refused to serve me a ham sandwich because it was too salty."
+D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+N_KEYS = 8
+
+
+def to_json(arrays: dict) -> str:
+    """Exact float64 values as JSON (repr round-trips); -inf, which JSON lacks, as the string "-inf"."""
+    def clean(v):
+        if isinstance(v, np.ndarray):
+            return clean(v.tolist())
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        if isinstance(v, float) and not np.isfinite(v):
+            return "-inf" if v < 0 else "inf"
+        return v.item() if isinstance(v, np.generic) else v
+    return json.dumps({k: clean(v) for k, v in arrays.items()}, ensure_ascii=False)
+
+
+def to_csv(matrix: np.ndarray, rows=None) -> str:
+    """(n,), (rows, cols) or (H, rows, cols) as CSV with every digit (pandas writes float repr)."""
+    def frame(m):
+        return pd.DataFrame(m, index=rows if rows is not None and len(rows) == m.shape[0] else None)
+    m = np.asarray(matrix)
+    if m.ndim == 3:
+        return pd.concat({head_only(h): frame(m[h]) for h in range(m.shape[0])}).to_csv()
+    return frame(np.atleast_2d(m)).to_csv()
+
+
+def downloads(arrays: dict, prefix: str, tokens=None, key: str = ""):
+    """A JSON of every array and a CSV of one picked array, all exact."""
+    left, mid, right = st.columns([1, 1, 1])
+    left.download_button("All steps (JSON)", lambda: to_json(arrays), f"{prefix}.json", "application/json",
+                         key=f"{key}_json", on_click="ignore")                 # files are made on click
+    pick = mid.selectbox("Matrix as CSV", list(arrays), key=f"{key}_csv_pick", label_visibility="collapsed")
+    right.download_button(f"{pick} (CSV)", lambda: to_csv(np.asarray(arrays[pick]), tokens), f"{prefix}_{pick}.csv",
+                          "text/csv", key=f"{key}_csv", on_click="ignore")
+
+
+def show(matrix, title, **kw):
+    st.plotly_chart(plot_matrix(matrix, title=title, **kw), width="stretch")
+
+
+def agreement_table(diffs: dict):
+    st.dataframe(pd.DataFrame({"computed another way": list(diffs),
+                               "max |difference| to the row form": [f"{v:.2e}" for v in diffs.values()]}),
+                 hide_index=True)
+
+
+# ---- the lecture ------------------------------------------------------------------------------
+def lecture_section():
+    st.markdown("The lecture draws two token vectors of width 4 and three projections to d_k = 3, "
+                "every number rounded to 4 decimals, from NumPy's generator seeded with 42:")
+    st.code("np.random.seed(42)\nX = np.random.randn(2, 4).round(4)\n"
+            "W_Q, W_K, W_V = (np.random.randn(4, 3).round(4) for _ in range(3))   # in this order", "python")
+    ex = reference.worked_example()
+    rows = ["token 1", "token 2"]
+    for pair in (("X", "W_Q"), ("W_K", "W_V")):
+        for col, name in zip(st.columns(2), pair):
+            with col:
+                show(ex[name], f"{name} {ex[name].shape}", row_labels=rows if name == "X" else None,
+                     row_title="token" if name == "X" else "input dimension", row_prefix="c")
+    for col, name in zip(st.columns(3), ("Q", "K", "V")):
+        with col:
+            show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", row_labels=rows)
+    titles = {"scores": "QKᵀ", "scaled": "QKᵀ/√3", "weights": "softmax(QKᵀ/√3)", "Z": "Z = weights·V"}
+    for pair in (("scores", "scaled"), ("weights", "Z")):
+        for col, name in zip(st.columns(2), pair):
+            with col:
+                show(ex[name], f"{titles[name]} {ex[name].shape}", row_labels=rows, weights=name == "weights",
+                     col_labels=None if name == "Z" else rows, col_title="dimension" if name == "Z" else "key")
+    w, z = ex["weights"][0], ex["Z"][0]
+    st.success(f"Row 1 of the weights: [{w[0]:.4f}, {w[1]:.4f}];  row 1 of Z: "
+               f"[{z[0]:.4f}, {z[1]:.4f}, {z[2]:.4f}]: the lecture's printed numbers.")
+    column = reference.attention_column_form(ex["Q"], ex["K"], ex["V"])
+    st.caption("The textbook's column form V·Softmax[KᵀQ/√D_q] with tokens as columns gives Zᵀ: largest "
+               f"|difference| {np.abs(column.T - ex['Z']).max():.1e}.")
+    downloads(ex, "worked_example", rows, key="lecture")
+
+    st.subheader("The exercise")
+    e = reference.exercise()
+    st.markdown("One query scores **3** and **1** against two keys, d_k = 4, with v1 = [1, 0] and v2 = [0, 1].")
+    st.dataframe(pd.DataFrame({"key": ["k1", "k2"], "score q·k": e["scores"], "÷ √4": e["scaled"],
+                               "exp": e["exp"], "weight": e["weights"]}).style.format(precision=4),
+                 hide_index=True)
+    st.markdown(f"Sum of the exponentials: **{e['exp'].sum():.4f}**; weights **{e['weights'][0]:.4f}** / "
+                f"**{e['weights'][1]:.4f}**; z = a1·v1 + a2·v2 = **[{e['z'][0]:.4f}, {e['z'][1]:.4f}]**.")
+
+
+# ---- why √d_k -----------------------------------------------------------------------------------
+def scaling_section():
+    st.markdown("For random q and k with unit-variance entries, q·k has variance d_k. Without the scaling "
+                "the scores spread out as d_k grows, softmax puts almost all weight on one key, and its "
+                "gradient vanishes. Dividing by √d_k keeps the variance at 1.")
+    left, right = st.columns([3, 1])
+    d_k = left.select_slider("d_k", D_KS, value=64, key="steps_dk")
+    unscaled = right.toggle("No scaling", key="steps_no_scaling", help="Feed softmax q·k instead of q·k/√d_k.")
+    seed = right.number_input("Seed", 0, 9999, 0, key="steps_seed")
+    ex = steps.softmax_example(d_k, scaled=not unscaled, n_keys=N_KEYS, seed=int(seed))
+    a, b, c = st.columns(3)
+    a.metric("largest weight", f"{ex['max_weight']:.4f}")
+    b.metric("‖∂softmax/∂scores‖", f"{ex['grad_norm']:.4f}")
+    c.metric("spread of the scores fed to softmax (std)", f"{ex['logits'].std():.4f}")
+    label = "no scaling: softmax(q·k)" if unscaled else "scaled: softmax(q·k/√d_k)"
+    st.plotly_chart(plot_softmax_bars({label: ex["weights"]},
+                                      title=f"one random query against {N_KEYS} random keys, d_k = {d_k}"),
+                    width="stretch")
+    curves = _runs.softmax_saturation(D_KS, N_KEYS, int(seed))
+    st.plotly_chart(plot_saturation(**curves, current=d_k, n_keys=N_KEYS), width="stretch")
+
+
+# ---- the live model -----------------------------------------------------------------------------
+def live_controls(name: str, model):
+    c = model.config
+    text = _resources.clip_text(st.text_input("Text", DEFAULT_TEXT, key="steps_text", max_chars=2000))
+    if not text.strip():
+        st.warning("The text is empty; showing the default sentence.")
+        text = DEFAULT_TEXT
+    inputs = _runs.step_layer_inputs(name, _resources.device(), text, steps.MAX_TOKENS)
+    tokens, notices, hidden = inputs.tokens, inputs.notices, inputs.hidden
+    for n in notices:
+        st.info(md(n))
+    T = len(tokens)
+    token_label = lambda i: f"{i} · {tokens[i]}"  # noqa: E731
+    first_token = tokens.index("it") if "it" in tokens else min(1, T - 1)
+    # a stored value may be stale (text or model changed) or the browser's old label (a str): validate first
+    _state.keep_valid_choice("steps_layer", range(c.n_layers), layer_label)
+    _state.keep_valid_choice("steps_head", range(c.n_heads), head_only)
+    _state.keep_valid_choice("steps_token", range(T), token_label, first_token)
+    st.session_state.setdefault("steps_token", first_token)
+    a, b, d = st.columns(3)
+    layer = a.selectbox("Layer", range(c.n_layers), key="steps_layer", format_func=layer_label)
+    head = b.selectbox("Head", range(c.n_heads), key="steps_head", format_func=head_only)
+    token = d.selectbox("Query token", range(T), key="steps_token", format_func=token_label)
+    return tokens, hidden, layer, head, token
+
+
+def one_head_section(model, s: steps.HeadSteps, token: int, mask):
+    tok = s.tokens
+    C, D, T = s.X.shape[1], s.d_k, len(tok)
+    st.markdown(f"T = {T} tokens, d_model = C = {C}, {model.config.n_heads} heads of D = d_k = d_v = {D}, "
+                f"{'post-LN (the paper)' if s.norm == 'post' else 'pre-LN'}. Cells are rounded to 4 decimals; "
+                "hover for the exact value.")
+    show(s.X, f"X: the token vectors entering {layer_label(s.layer)} ({T}, {C})", row_labels=tok)
+    if s.norm == "pre":
+        show(s.X_attn, f"LN₁(X): what a pre-LN layer's attention reads ({T}, {C})", row_labels=tok)
+    cols = st.columns(3)
+    for col, n in zip(cols, "QKV"):
+        with col:
+            show(getattr(s, f"W_{n}"), f"W_{n}, {head_label(s.layer, s.head)} ({C}, {D})", row_title="input dimension",
+                 row_prefix="c", height=600)
+    show(np.stack([s.b_Q, s.b_K, s.b_V]), f"biases b_Q, b_K, b_V ({D},)", row_labels=["b_Q", "b_K", "b_V"],
+         row_title="bias")
+    cols = st.columns(3)
+    for col, n in zip(cols, "QKV"):
+        with col:
+            show(getattr(s, n), f"{n} = X·W_{n} + b_{n} ({T}, {D})", row_labels=tok)
+    cols = st.columns(3)
+    for col, (m, title, w) in zip(cols, ((s.scores, "scores QKᵀ", False), (s.scaled, f"QKᵀ/√{D}", False),
+                                        (s.weights, "weights = softmax(QKᵀ/√d_k)", True))):
+        with col:
+            show(m, f"{title} ({T}, {T})", row_labels=tok, col_labels=tok, col_title="key", weights=w,
+                 highlight_row=token)
+    show(s.Z, f"Z = weights·V ({T}, {D}); the outlined row is the query token's z", row_labels=tok,
+         highlight_row=token)
+
+    st.markdown(f"**Query token {token} · “{md(tok[token])}”**, key by key:")
+    st.dataframe(pd.DataFrame({"key": [f"{j} · {t}" for j, t in enumerate(tok)], "q·k": s.scores[token],
+                               f"÷ √{D}": s.scaled[token], "weight": s.weights[token]}).style.format(precision=4),
+                 hide_index=True, height=min(400, 36 * T + 40))
+    st.markdown("z = Σⱼ weightⱼ · vⱼ = " + "[" + ", ".join(f"{v:.4f}" for v in s.Z[token][:8])
+                + (", …]" if D > 8 else "]"))
+
+    st.markdown("#### Two conventions, one result")
+    st.latex(r"\text{rows: } Z = \mathrm{softmax}\!\left(\tfrac{QK^\top}{\sqrt{d_k}}\right)V"
+             r"\qquad \text{columns: } Z' = V'\cdot\mathrm{Softmax}\!\left[\tfrac{K'^\top Q'}{\sqrt{D_q}}\right],"
+             r"\; Q' = Q^\top,\; K' = K^\top,\; V' = V^\top")
+    col = reference.attention_column_form(s.Q, s.K, s.V, mask)
+    show(col, f"Z' in column form ({D}, {T}): tokens are columns; its transpose is Z", row_title="dimension",
+         row_prefix="d", col_labels=tok, col_title="token", height=min(700, 18 * D + 160))
+    agreement_table(steps.agreement(s, model, mask))
+    downloads(s.arrays(), file_label(s.layer, s.head), tok, key="live")
+
+
+def multi_head_section(model, s: steps.HeadSteps, mask):
+    mh = steps.multi_head(model, s.X, s.layer, mask)
+    H, T, D = mh["heads"].shape
+    C = H * D
+    st.markdown(f"{H} heads × Z_h ({T}, {D}) → concatenate → ({T}, {H}·{D} = {C}) → · W_O ({C}, {C}) + b_O "
+                f"→ ({T}, {C}), back to d_model.")
+    show(mh["concat"], f"Concat(Z_1 … Z_{H}) ({T}, {C}); black lines separate the heads", row_labels=s.tokens,
+         col_groups=D)
+    show(mh["W_O"], f"W_O ({C}, {C})", row_title="concatenated dimension", row_prefix="c", height=700)
+    show(mh["out"], f"MultiHead(X) = Concat·W_O + b_O ({T}, {C})", row_labels=s.tokens)
+    live = steps.explicit_path(model, s.X, s.layer, mask)
+    st.caption(f"Largest |difference| to the model's own output for this layer's attention: "
+               f"{np.abs(live['out'] - mh['out']).max():.2e}")
+    downloads({k: v for k, v in mh.items() if k != "weights"}, f"{layer_label(s.layer)}_multihead", s.tokens, key="mh")
+
+
+def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask):
+    own = model.config.norm
+    st.markdown(f"Token {token} · “{md(s.tokens[token])}” through {layer_label(s.layer)}. This model is "
+                f"**{'post-LN' if own == 'post' else 'pre-LN'}**; the other arrangement is computed with the "
+                "same weights as a what-if (the model was not trained that way).")
+    if model.config.activation != "relu":
+        st.caption("The paper's FFN uses ReLU; this model was trained with GELU, so GELU is shown.")
+    cols = st.columns(2)
+    for col, norm in zip(cols, ("post", "pre")):
+        trace = steps.layer_trace(model, s.X, s.layer, token, mask, norm)
+        with col:
+            title = ("post-LN: LN(x + Sublayer(x)), the paper" if norm == "post" else "pre-LN: x + Sublayer(LN(x))")
+            st.markdown(f"**{title}**" + (" (this model)" if norm == own else " (what-if)"))
+            st.plotly_chart(plot_trace([t.name for t in trace], [t.norm for t in trace], [t.mean for t in trace],
+                                       [t.var for t in trace]), width="stretch", key=f"trace_{norm}")
+            st.dataframe(pd.DataFrame({"step": [t.name for t in trace], "formula": [t.formula for t in trace],
+                                       "‖v‖": [t.norm for t in trace], "mean": [t.mean for t in trace],
+                                       "variance": [t.var for t in trace]}).style.format(precision=4),
+                         hide_index=True)
+            if norm == own:
+                diff = np.abs(trace[-1].vector - hidden[s.layer + 1][token]).max()
+                st.caption(f"Largest |difference| to the model's own layer output: {diff:.2e}")
+
+
+def causal_section(model, s: steps.HeadSteps):
+    T = len(s.tokens)
+    mask = np.tril(np.ones((T, T), dtype=bool))
+    c = steps.head_steps(model, s.X, s.layer, s.head, mask, s.tokens)
+    st.markdown("The same head on the same X, with the decoder's causal mask: token i may attend to keys 0…i. "
+                "Forbidden scores become −∞ before the softmax, so their weights are exactly 0 after it.")
+    if model.config.kind == "decoder":
+        st.caption("This model is a decoder: the One head tab already runs with this mask.")
+    cols = st.columns(2)
+    with cols[0]:
+        show(c.scaled, f"masked QKᵀ/√d_k ({T}, {T})", row_labels=s.tokens, col_labels=s.tokens, col_title="key")
+    with cols[1]:
+        show(c.weights, f"causal weights ({T}, {T})", row_labels=s.tokens, col_labels=s.tokens, col_title="key",
+             weights=True)
+    above = c.weights[~mask]
+    a, b, d = st.columns(3)
+    a.metric("weights above the diagonal", f"{above.size}")
+    b.metric("of them exactly 0.0", f"{int((above == 0.0).sum())}")
+    d.metric("largest |row sum − 1|", f"{np.abs(c.weights.sum(1) - 1).max():.1e}")
+    agreement_table(steps.agreement(c, model, mask))
+    downloads(c.arrays(), f"{file_label(s.layer, s.head)}_causal", s.tokens, key="causal")
+
+
+def render():
+    st.title("Self-attention, step by step")
+    st.markdown("One attention step done on real numbers: any head of the trained model on a sentence you type, "
+                "and the lecture's small example.")
+    name = _resources.selected_text_model()
+    model = None
+    if name is None:
+        st.info("No trained text model is shipped in assets/ yet, so the live tabs have nothing to run. Train the "
+                f"default one with `python -m model.train {_resources.DEFAULT_TEXT_MODEL}`. The lecture's example "
+                "and the √d_k tab work without a model.")
+    else:
+        model, _ = _resources.model_or_stop(name)
+        with st.container(border=True):
+            st.caption(f"Live model: **{name}** (pick another in the sidebar); these controls drive the tabs "
+                       "One head, Multi-head, The layer and Causal mask.")
+            tokens, hidden, layer, head, token = live_controls(name, model)
+        mask = steps.model_mask(model, len(tokens))
+        s = steps.head_steps(model, hidden[layer], layer, head, mask, tokens)
+
+    TABS = ["One head", "The lecture's example", "Why √d_k", "Multi-head", "The layer", "Causal mask"]
+    # on_change="rerun" makes the tabs lazy: only the open tab's figures are computed and sent
+    tabs = dict(zip(TABS, st.tabs(TABS, key="steps_tab", on_change="rerun")))
+    if tabs["The lecture's example"].open:
+        with tabs["The lecture's example"]:
+            lecture_section()
+    if tabs["Why √d_k"].open:
+        with tabs["Why √d_k"]:
+            scaling_section()
+    live = {"One head": lambda: one_head_section(model, s, token, mask),
+            "Multi-head": lambda: multi_head_section(model, s, mask),
+            "The layer": lambda: layer_section(model, s, hidden, token, mask),
+            "Causal mask": lambda: causal_section(model, s)}
+    for label, draw in live.items():
+        if tabs[label].open:
+            with tabs[label]:
+                if model is None:
+                    st.info("This tab needs a shipped text model (see above).")
+                else:
+                    draw()
