@@ -4,6 +4,7 @@ import argparse
 import json
 import sys
 
+from labels import head_label
 from model import checkpoints
 from model.data.word_tokenizer import WordTokenizer
 from model.tasks.coreference import resolve
@@ -19,9 +20,10 @@ def main(argv=None):
     model, meta = checkpoints.load(args.model)
     tokenizer = WordTokenizer.from_dict(meta["tokenizer"])
     head = tuple(args.head or meta["coref_head"])
-    if not (0 <= head[0] < model.config.n_layers and 0 <= head[1] < model.config.n_heads):
-        p.error(f"--head {head[0]} {head[1]} is outside {model.config.n_layers} layers x "
-                f"{model.config.n_heads} heads")
+    L, H = model.config.n_layers, model.config.n_heads
+    if not (0 <= head[0] < L and 0 <= head[1] < H):
+        p.error(f"--head {head[0]} {head[1]} ({head_label(*head)}) is outside {L} layers x {H} heads "
+                f"(L0 H0 to {head_label(L - 1, H - 1)})")
     n = len(tokenizer.encode(args.text, add_cls_sep=True).ids)
     if n > model.config.max_len:
         p.error(f"the text has {n} tokens; {args.model} reads at most {model.config.max_len}")
@@ -31,7 +33,7 @@ def main(argv=None):
         sys.stdout.write("\n")
         return
     for p_ in out["pronouns"]:
-        print(f"{p_['token']} (#{p_['index']}) -> {p_['antecedent']} (#{p_['antecedent_index']})  head {head}")
+        print(f"{p_['token']} (#{p_['index']}) -> {p_['antecedent']} (#{p_['antecedent_index']})  {head_label(*head)}")
 
 
 if __name__ == "__main__":

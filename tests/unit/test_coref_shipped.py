@@ -1,4 +1,4 @@
-"""Claims about the shipped coref_encoder: the issue's bars on held-out data, the head chosen on
+"""Claims about the shipped coref_encoder: the bars it is held to on held-out data, the head chosen on
 validation, the textbook paragraph resolved, the CLI's JSON contract."""
 import json
 import subprocess
@@ -86,4 +86,4 @@ def test_cli_refuses_a_head_outside_the_model(capsys):
     with pytest.raises(SystemExit) as exit_:
         coref_cli(["it", "--head", "9", "0"])
     assert exit_.value.code == 2
-    assert "--head 9 0 is outside 4 layers x 4 heads" in capsys.readouterr().err
+    assert "--head 9 0 (L9 H0) is outside 4 layers x 4 heads (L0 H0 to L3 H3)" in capsys.readouterr().err

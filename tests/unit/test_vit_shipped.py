@@ -31,7 +31,7 @@ def test_every_image_model_is_evaluated_and_marked_as_image(figures):
         assert meta["modality"] == "image" and meta["retrain"] == f"python -m model.train {name}"
 
 
-def test_vit_digits_reaches_the_held_out_accuracy_the_issue_asks(figures):
+def test_vit_digits_reaches_its_held_out_accuracy_bar(figures):
     d = figures["vit_digits"]
     assert d["test_n"] == 360 and d["test_acc"] >= 0.95
     assert d["cls_attention_on_ink"] > d["cls_attention_on_ink_uniform"]
