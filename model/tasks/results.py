@@ -16,8 +16,23 @@ def _freeze(obj):
                 a.flags.writeable = False
 
 
+class _FrozenArrays:
+    """Arrays made read-only once built; layer and head counts read off `weights` (L, H, ...)."""
+
+    def __post_init__(self):
+        _freeze(self)
+
+    @property
+    def n_layers(self) -> int:
+        return self.weights.shape[0]
+
+    @property
+    def n_heads(self) -> int:
+        return self.weights.shape[1]
+
+
 @dataclass(frozen=True)
-class TextRun:
+class TextRun(_FrozenArrays):
     """A text model's self-attention on one text.
 
     tokens: N pieces as shown; ids: (N,) int; unknown: N flags for pieces outside the vocabulary;
@@ -37,20 +52,9 @@ class TextRun:
     scores: np.ndarray | None = None
     notices: tuple[str, ...] = ()
 
-    def __post_init__(self):
-        _freeze(self)
-
-    @property
-    def n_layers(self) -> int:
-        return self.weights.shape[0]
-
-    @property
-    def n_heads(self) -> int:
-        return self.weights.shape[1]
-
 
 @dataclass(frozen=True)
-class TranslationRun:
+class TranslationRun(_FrozenArrays):
     """An encoder-decoder on one source, the target decoded or forced.
 
     src_tokens: S source tokens; tokens: T decoder inputs ([BOS] + target); ids: (T,); written: the T
@@ -76,20 +80,9 @@ class TranslationRun:
     cross_weights: np.ndarray
     logits: np.ndarray
 
-    def __post_init__(self):
-        _freeze(self)
-
-    @property
-    def n_layers(self) -> int:
-        return self.weights.shape[0]
-
-    @property
-    def n_heads(self) -> int:
-        return self.weights.shape[1]
-
 
 @dataclass(frozen=True)
-class ImageRun:
+class ImageRun(_FrozenArrays):
     """An image model on one image.
 
     tokens: the input tokens ("<cls>", "p0", …); weights: one (H, N_l, N_l) float32 array per layer (a
@@ -105,9 +98,6 @@ class ImageRun:
     grid: tuple[int, int]
     patch_size: int
     masks: tuple[np.ndarray, ...] | None = None
-
-    def __post_init__(self):
-        _freeze(self)
 
     @property
     def n_layers(self) -> int:
