@@ -107,6 +107,14 @@ def pieces_section(text: str, bpe):
                "character share its span. The text gets one space in front (unless it starts with a Chinese "
                "character), so a first word is the same token as mid-sentence: the first piece's bytes can "
                "start with 20, a space its piece leaves out.")
+    split = {}                                        # character -> the pieces its bytes were cut into
+    for n, span in enumerate(enc.spans):
+        if span[1] - span[0] == 1 and enc.spans.count(span) > 1:
+            split.setdefault(enc.text[span[0]:span[1]], []).append(enc.pieces[n])
+    if split:
+        st.markdown("Characters the vocabulary does not hold whole, spelled from their UTF-8 bytes: " + "; ".join(
+            f"**{md(c)}** ({c.encode('utf-8').hex(' ').upper()}) → {' + '.join(md(p) for p in ps)}"
+            for c, ps in split.items()))
     shared = {}
     for word in words:
         if len(word.pieces) > 1:
