@@ -191,7 +191,9 @@ def lookup_section(text: str):
     tok, rule = _resources.load_tokenizer(name), _resources.text_rule(name)
     enc = text_input.encode(tok, text, rule)
     ids = enc.ids[:MAX_LOOKUP]
-    tokens = (enc.tokens if hasattr(enc, "tokens") else enc.pieces)[:MAX_LOOKUP]
+    typed = (enc.tokens if hasattr(enc, "tokens") else enc.pieces)[:MAX_LOOKUP]
+    unknown = getattr(enc, "unknown", [False] * len(enc.ids))[:MAX_LOOKUP]
+    tokens = [f"{t} → [UNK]" if unk else t for t, unk in zip(typed, unknown)]    # what the id stands for
     if isinstance(tok, bpe_tok.BPETokenizer):
         st.caption(f"**{md(name)}** reads text with byte-level BPE ({md(tok.file or 'embedded')}, "
                    f"{len(tok):,} tokens).")
@@ -212,10 +214,11 @@ def lookup_section(text: str):
     st.markdown(f"Ωₑ: D × |V| = **{d} × {v:,}** · T: |V| × N = **{v:,} × {len(ids)}** · "
                 f"X = Ωₑ·T: D × N = **{d} × {len(ids)}**")
     column = one_hot_columns([ids[n]], v)[:, 0]                         # (|V|,)
-    st.plotly_chart(plot_one_hot(column, hot_label=str(tokens[n]),
+    entry = "[UNK]" if unknown[n] else str(tokens[n])                   # the vocabulary entry id n stands for
+    st.plotly_chart(plot_one_hot(column, hot_label=entry,
                                  title=f"Column {n} of T: {v:,} entries, one 1"), key="tok_one_hot")
     st.markdown(f"Column {n} of T is all zeros except row **{ids[n]}**, so Ωₑ·T's column {n} is column "
-                f"{ids[n]} of Ωₑ: the embedding of **{md(tokens[n])}**, the model's own `embed.tok.weight` "
+                f"{ids[n]} of Ωₑ: the embedding of **{md(entry)}**, the model's own `embed.tok.weight` "
                 f"row {ids[n]}.")
     c1, c2 = st.columns([1, 2])
     c1.metric("Largest |Ωₑ·T − embedding rows|, all tokens", f"{gap:g}")

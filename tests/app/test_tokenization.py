@@ -113,3 +113,14 @@ def test_over_long_text_is_refused_with_a_message():
     assert [e.value for e in at.error] == [
         "The text has 2,001 characters; this part of the page reads at most 2,000. Shorten it to see its tokens."]
     assert not any("piece" in df.value.columns for df in at.dataframe)
+
+
+def test_a_word_outside_the_models_vocabulary_is_looked_up_as_unk():
+    at = typed("我有一只猫")
+    at.selectbox(key="tok_model").set_value("coref_encoder")
+    at.selectbox(key="tok_token").set_value(1).run(timeout=180)     # [CLS] 我 …
+    vocab = json.loads((checkpoints.ASSETS / "coref_encoder.json").read_text())["tokenizer"]["vocab"]
+    column = plotly_array(plotly_chart(at, "tok_one_hot")["data"][0]["z"]).ravel()
+    assert column[vocab.index("[UNK]")] == 1
+    assert at.selectbox(key="tok_token").format_func(1) == "1: 我 → [UNK] (id 1)"
+    assert any("the embedding of **\\[UNK\\]**" in m.value for m in at.markdown)
