@@ -124,3 +124,12 @@ def test_a_word_outside_the_models_vocabulary_is_looked_up_as_unk():
     assert column[vocab.index("[UNK]")] == 1
     assert at.selectbox(key="tok_token").format_func(1) == "1: 我 → [UNK] (id 1)"
     assert any("the embedding of **\\[UNK\\]**" in m.value for m in at.markdown)
+
+
+def test_typed_markup_is_shown_as_text_in_chips_and_notes():
+    at = typed("<b>bold</b> walks walked $x$ **no**")
+    chips = next(m.value for m in at.markdown if m.value.startswith('<div style="line-height'))
+    assert chips.count("&lt;") == 2 and "<b>" not in chips            # the HTML chips escape typed tags
+    (warning,) = [w.value for w in at.warning]
+    assert warning == ("Unknown to the word vocabulary: **\\$**, **\\***, **/**, **\\<**, **\\>**, **bold**, "
+                       "**walked**, **walks**, **x**")                 # Markdown and LaTeX made inert
