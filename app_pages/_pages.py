@@ -8,6 +8,9 @@ PAGES = [
     ("explorer.py", "Attention explorer", ":material/grid_view:",
      "Type text and see what every head of a trained model attends to: all heads at once, a zoomed "
      "head, lines between tokens, per-head statistics, rollout and downloads, up to 512 tokens."),
+    ("tokenization.py", "Tokenization", ":material/segment:",
+     "How text becomes tokens: byte-level BPE pieces, ids and bytes; words vs pieces vs characters vs bytes "
+     "and what each length costs attention (N²); BPE learning its merges step by step; X = Ω_e·T."),
     ("step_by_step.py", "Step by step", ":material/calculate:",
      "One attention step on real numbers: X, W_Q, W_K, W_V, QKᵀ, the √d_k scaling, softmax, Z; "
      "the lecture's worked example; multi-head; Add & Norm; the causal mask."),

@@ -96,6 +96,14 @@ def learned_position_table(name: str, device: str = "cpu"):
     return learned_table(model)
 
 
+@st.cache_data(max_entries=4, show_spinner="Reading the token embedding table…")
+def token_embedding_table(name: str) -> np.ndarray:
+    """The (|V|, C) token embedding table of a shipped model (its embed.tok.weight) as float64 numpy; the
+    textbook's Ω_e is its transpose, (C, |V|)."""
+    model, _ = load_model(name, "cpu")
+    return model.embed.tok.weight.detach().cpu().double().numpy()
+
+
 # ---- translation ----
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Translating with attention captured…")
 def translation_run(name: str, device: str, text: str, method: str, width: int,

@@ -17,7 +17,8 @@ TEXT_ELEMENTS = ("title", "header", "subheader", "markdown", "caption", "info", 
 OPTION_WIDGETS = ("selectbox", "multiselect", "radio")
 ALIBI_HEADS = 16                        # the positional page's ALiBi picker offers up to 16 heads of no model
 # (page, session-state values to set before a run): each run draws what the earlier ones did not
-VIEWS = [("explorer.py", {}), ("coreference.py", {}), ("generation.py", {}), ("translation.py", {}),
+VIEWS = [("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}), ("generation.py", {}),
+         ("translation.py", {}),
          ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
          *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")]]
