@@ -28,12 +28,14 @@ def tiny_model(tiny_config):
     return Transformer(tiny_config).eval()
 
 
-def save_random_text_model(folder, name: str, text: str, seed: int = 0, **config):
-    """Save a random text Transformer (tokenizer built from `text`) as checkpoint `name` in `folder`;
-    config overrides ModelConfig's defaults. Returns (model, tokenizer)."""
+def save_random_text_model(folder, name: str, text: str, seed: int = 0, tokenizer: str = "word", **config):
+    """Save a random text Transformer as checkpoint `name` in `folder`: tokenizer "word" (a vocabulary built from
+    `text`) or "bpe" (the shipped byte-level BPE); config overrides ModelConfig's defaults.
+    Returns (model, tokenizer)."""
     from model import checkpoints
+    from model.data import bpe
     from model.data.word_tokenizer import WordTokenizer
-    tok = WordTokenizer.build([text])
+    tok = bpe.load() if tokenizer == "bpe" else WordTokenizer.build([text])
     torch.manual_seed(seed)
     cfg = ModelConfig(vocab_size=len(tok), **config)
     model = Transformer(cfg).eval()

@@ -3,6 +3,7 @@ at once (one image), one head zoomed with exact weights, lines between tokens, p
 with automatic labels and their rules, attention rollout across layers, and downloads."""
 import html
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -10,6 +11,7 @@ from app_pages import _resources, _runs, _state
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
+from model.analysis.word_attention import word_attention
 from model.data import course_world as corpus
 from viz import export, grid, head_view
 from viz import stats as stat_viz
@@ -82,6 +84,14 @@ def render():
                      + (f" · {n_unknown} not in the vocabulary" if n_unknown else ""), expanded=N <= CHIPS_OPEN_MAX):
         st.markdown(token_chips(tokens, run.ids, run.unknown), unsafe_allow_html=True)
         st.caption("Each chip: token, then position · id. Dashed red: not in the model's vocabulary (read as [UNK]).")
+    if any(len(w) > 1 for w in run.words) and st.toggle(
+            "Whole words", True, key="explorer_words", persist_state=KEEP,
+            help="Attention to a word is the sum over its pieces; from a word, the mean of its pieces' rows "
+                 "(Clark et al. 2019). Off: every piece on its own."):
+        tokens = tuple("".join(run.tokens[i] for i in w).strip() for w in run.words)
+        weights = word_attention(run.weights, run.words).astype(np.float32)
+        N = len(tokens)
+        st.caption(f"Shown as {N} whole words made of {len(run.tokens)} pieces.")
 
     _state.clamp_index("explorer_layer", L)
     _state.clamp_index("explorer_head", H)

@@ -4,10 +4,31 @@ text, stored in its metadata as meta["text_input"] and used by every page, comma
     "cls_sep"  [CLS] text [SEP]   (BERT-style encoders)
     "bos"      [BOS] text          (GPT-style decoders: the stream they were trained on starts each text so)
     "plain"    text                (an encoder-decoder's source)
+
+Whatever the tokenizer (course-world words or byte-level BPE), `encode` gives one TextEncoding: the ids, the
+tokens as shown, which are unknown, and which tokens make each whole word (a person thinks in words).
 """
-from model.data.word_tokenizer import Encoding, WordTokenizer
+from dataclasses import dataclass
+
+from model.data import bpe
+from model.data.word_tokenizer import WordTokenizer
 
 RULES = {"cls_sep": {"add_cls_sep": True}, "bos": {"bos": True}, "plain": {}}
+
+
+@dataclass(frozen=True)
+class TextEncoding:
+    """ids, tokens (as shown) and unknown flags, one per token (T); words: one tuple of token indices per
+    whole word, in order (a special token is a word of its own)."""
+    ids: list[int]
+    tokens: list[str]
+    unknown: list[bool]
+    words: tuple[tuple[int, ...], ...]
+
+    def cut(self, limit: int) -> "TextEncoding":
+        """The first `limit` tokens, and the words whose tokens all lie among them."""
+        words = tuple(w for w in self.words if max(w) < limit)
+        return TextEncoding(self.ids[:limit], self.tokens[:limit], self.unknown[:limit], words)
 
 
 def rule_of(meta: dict) -> str:
@@ -23,8 +44,7 @@ def tokenizer_from_spec(spec: dict):
     """A tokenizer from a model's meta["tokenizer"]: {"type": "bpe", ...} or {"type": "word", "vocab": [...]}."""
     kind = spec.get("type")
     if kind == "bpe":
-        from model.data.bpe import BPETokenizer
-        return BPETokenizer.from_dict(spec)
+        return bpe.BPETokenizer.from_dict(spec)
     if kind == "word":
         return WordTokenizer.from_dict(spec)
     raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word')")
@@ -35,6 +55,12 @@ def tokenizer_of(meta: dict):
     return tokenizer_from_spec(meta["tokenizer"])
 
 
-def encode(tokenizer: WordTokenizer, text: str, rule: str) -> Encoding:
-    """Text -> ids with the model's special tokens around it."""
-    return tokenizer.encode(text, **RULES[rule])
+def encode(tokenizer, text: str, rule: str, masks: bool = False) -> TextEncoding:
+    """Text -> TextEncoding with the model's special tokens around it. masks: a BPE tokenizer turns a typed
+    [MASK] or <mask> into the mask token (a word tokenizer reads [mask] as the word it is)."""
+    if isinstance(tokenizer, bpe.BPETokenizer):
+        enc = tokenizer.encode(text, masks=masks, **RULES[rule])
+        words = tuple(w.pieces for w in bpe.group_words(enc))
+        return TextEncoding(list(enc.ids), list(enc.pieces), [False] * len(enc.ids), words)
+    enc = tokenizer.encode(text, **RULES[rule])
+    return TextEncoding(enc.ids, enc.tokens, enc.unknown, tuple((i,) for i in range(len(enc.ids))))

@@ -52,10 +52,11 @@ def run_text(model, tokenizer: WordTokenizer, text: str, rule: str, *, mask=None
     if len(enc.ids) > limit:
         notices.append(f"The text has {len(enc.ids)} tokens; this model reads at most {limit}, "
                        f"so only the first {limit} are shown.")
+    enc = enc.cut(limit)
     device = next(model.parameters()).device
-    ids = torch.tensor([enc.ids[:limit]], device=device)
+    ids = torch.tensor([enc.ids], device=device)
     if isinstance(mask, np.ndarray):
         mask = torch.from_numpy(mask).to(device)
     arrays = encode_captured(model, ids, mask=mask, qkv=qkv, positions=positions)
-    return TextRun(tokens=tuple(enc.tokens[:limit]), ids=np.array(enc.ids[:limit]),
-                   unknown=tuple(enc.unknown[:limit]), notices=tuple(notices), **arrays)
+    return TextRun(tokens=tuple(enc.tokens), ids=np.array(enc.ids), unknown=tuple(enc.unknown),
+                   notices=tuple(notices), words=enc.words, **arrays)

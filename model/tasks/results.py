@@ -38,7 +38,8 @@ class TextRun(_FrozenArrays):
     tokens: N pieces as shown; ids: (N,) int; unknown: N flags for pieces outside the vocabulary;
     weights: (L, H, N, N) float32, rows sum to 1 over allowed keys; hidden: (L + 1, N, C), the layer inputs
     then the output; logits: (N, V); q, k, v: (L, H, N, D) and scores: (L, H, N, N) scaled, −inf where
-    masked, only when asked for; notices: what the user should know (e.g. the text was cut).
+    masked, only when asked for; notices: what the user should know (e.g. the text was cut); words: the
+    token indices of each whole word (model.analysis.word_attention turns piece attention into word attention).
     """
     tokens: tuple[str, ...]
     ids: np.ndarray
@@ -51,6 +52,7 @@ class TextRun(_FrozenArrays):
     v: np.ndarray | None = None
     scores: np.ndarray | None = None
     notices: tuple[str, ...] = ()
+    words: tuple[tuple[int, ...], ...] = ()
 
 
 @dataclass(frozen=True)

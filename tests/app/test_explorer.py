@@ -24,10 +24,6 @@ PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only 
              "In the end, they just gave me two slices of bread.")
 
 
-
-
-
-
 def zoom_matrix(at) -> np.ndarray:
     trace = chart(at, "explorer_zoom")["data"][0]
     return values(trace["z"]).reshape(len(trace["y"]), len(trace["x"]))

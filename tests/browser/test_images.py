@@ -26,7 +26,7 @@ def _open(page, server_url):
 def test_digit_overlays_are_drawn(page, server_url):
     _open(page, server_url)
     expect(page.get_by_text("The model answers")).to_be_visible()
-    head = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="L3 H0")
+    head = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="L3 H0").filter(has_not_text="every head")
     expect(head.locator(".heatmaplayer image")).to_have_count(1)
     tall_shot(page, "images_digits")
 
