@@ -88,7 +88,7 @@ def render():
             "Whole words", True, key="explorer_words", persist_state=KEEP,
             help="Attention to a word is the sum over its pieces; from a word, the mean of its pieces' rows "
                  "(Clark et al. 2019). Off: every piece on its own."):
-        tokens = tuple("".join(run.tokens[i] for i in w).strip() for w in run.words)
+        tokens = run.word_texts
         weights = word_attention(run.weights, run.words).astype(np.float32)
         N = len(tokens)
         st.caption(f"Shown as {N} whole words made of {len(run.tokens)} pieces.")

@@ -19,16 +19,18 @@ RULES = {"cls_sep": {"add_cls_sep": True}, "bos": {"bos": True}, "plain": {}}
 @dataclass(frozen=True)
 class TextEncoding:
     """ids, tokens (as shown) and unknown flags, one per token (T); words: one tuple of token indices per
-    whole word, in order (a special token is a word of its own)."""
+    whole word, in order (a special token is a word of its own); word_texts: each word as typed."""
     ids: list[int]
     tokens: list[str]
     unknown: list[bool]
     words: tuple[tuple[int, ...], ...]
+    word_texts: tuple[str, ...]
 
     def cut(self, limit: int) -> "TextEncoding":
         """The first `limit` tokens, and the words whose tokens all lie among them."""
-        words = tuple(w for w in self.words if max(w) < limit)
-        return TextEncoding(self.ids[:limit], self.tokens[:limit], self.unknown[:limit], words)
+        keep = [i for i, w in enumerate(self.words) if max(w) < limit]
+        return TextEncoding(self.ids[:limit], self.tokens[:limit], self.unknown[:limit],
+                            tuple(self.words[i] for i in keep), tuple(self.word_texts[i] for i in keep))
 
 
 def rule_of(meta: dict) -> str:
@@ -60,7 +62,9 @@ def encode(tokenizer, text: str, rule: str, masks: bool = False) -> TextEncoding
     [MASK] or <mask> into the mask token (a word tokenizer reads [mask] as the word it is)."""
     if isinstance(tokenizer, bpe.BPETokenizer):
         enc = tokenizer.encode(text, masks=masks, **RULES[rule])
-        words = tuple(w.pieces for w in bpe.group_words(enc))
-        return TextEncoding(list(enc.ids), list(enc.pieces), [False] * len(enc.ids), words)
+        words = bpe.group_words(enc)
+        return TextEncoding(list(enc.ids), list(enc.pieces), [False] * len(enc.ids),
+                            tuple(w.pieces for w in words), tuple(w.text for w in words))
     enc = tokenizer.encode(text, **RULES[rule])
-    return TextEncoding(enc.ids, enc.tokens, enc.unknown, tuple((i,) for i in range(len(enc.ids))))
+    return TextEncoding(enc.ids, enc.tokens, enc.unknown, tuple((i,) for i in range(len(enc.ids))),
+                        tuple(enc.tokens))

@@ -59,4 +59,4 @@ def run_text(model, tokenizer: WordTokenizer, text: str, rule: str, *, mask=None
         mask = torch.from_numpy(mask).to(device)
     arrays = encode_captured(model, ids, mask=mask, qkv=qkv, positions=positions)
     return TextRun(tokens=tuple(enc.tokens), ids=np.array(enc.ids), unknown=tuple(enc.unknown),
-                   notices=tuple(notices), words=enc.words, **arrays)
+                   notices=tuple(notices), words=enc.words, word_texts=enc.word_texts, **arrays)

@@ -27,9 +27,10 @@ def test_a_model_without_a_stated_rule_is_refused_by_name():
 def test_bpe_words_group_the_pieces_of_each_typed_word():
     enc = text_input.encode(bpe.load(), "The sandwich-maker 我有猫", "cls_sep")
     assert not any(enc.unknown) and enc.tokens[0] == "[CLS]" and enc.tokens[-1] == "[SEP]"
-    texts = ["".join(enc.tokens[i] for i in w).strip() for w in enc.words]
+    texts = list(enc.word_texts)
     assert texts[0] == "[CLS]" and texts[-1] == "[SEP]"
-    assert "sandwich" in texts and "我" in texts and "有" in texts
+    assert texts[1:-1] == ["The", "sandwich", "-", "maker", "我", "有", "猫"]
+    assert len(enc.words) == len(texts)
     assert [i for w in enc.words for i in w] == sorted(i for w in enc.words for i in w)
 
 
