@@ -2,17 +2,18 @@
 ids (assets/bpe_8k.json), so it reads any text without [UNK].
 
 Pre-LN, GELU, learned positions, 4 layers × 4 heads, d_model 128, context 128, input and output embedding
-tied. Training documents are packed as doc [SEP] doc [SEP] ... into windows [CLS] + 126 ids + [SEP]; a quarter
-of the windows repeat one span of themselves (model/training/real_text_batches.py). Masked LM (Devlin et al.
-2019): 20% of the non-special tokens are chosen (80% [MASK], 10% random, 10% kept); the output layer runs
-only at the chosen positions, which halves the cost of a step with an 8k-way vocabulary.
+tied. Weights are stored as float16 (loaded as float32). Training documents are packed as doc [SEP] doc ...
+into windows [CLS] + 126 ids + [SEP]; a quarter of the windows repeat one span of themselves
+(model/training/real_text_batches.py). Masked LM (Devlin et al. 2019): 20% of the non-special tokens are
+chosen (80% [MASK], 10% random, 10% kept); the output layer runs only at the chosen positions, which halves
+the cost of a step with an 8k-way vocabulary.
 
-Time: one run is 45 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), longer on the clock
-on a shared machine, checkpointed every 5 minutes under
-~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE); `ATTENTION_LAB_RESUME=1 python -m model.train general_encoder`
-continues from the checkpoint (model/training/resumable.py); `export()` writes the assets from the latest
-checkpoint while a run is still going. Held out: a fixed sample of the held-out
-documents, each run alone as [CLS] doc [SEP], with 15% of its tokens behind [MASK] (fixed seed).
+Time: one run is 45 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), longer on the
+clock on a shared machine, checkpointed every 5 minutes under ~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE).
+`ATTENTION_LAB_RESUME=1 python -m model.train general_encoder` continues from the checkpoint
+(model/training/resumable.py); `export()` writes the assets from the latest checkpoint while a run goes on.
+Held out: a fixed sample of the held-out documents, each run alone as [CLS] doc [SEP], with 15% of its tokens
+behind [MASK] (fixed seed).
 """
 import json
 from pathlib import Path
@@ -28,7 +29,7 @@ from model.engine.transformer import Transformer
 from model.training import real_text_batches as rtb
 from model.training import resumable
 from model.training.loop import seed_everything
-from model.training.recipes.general_gpt import head_measures, text_measures
+from model.training.recipes.general_gpt import head_measures, text_measures, tokenizer
 
 NAME = "general_encoder"
 RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=16, lr=2e-3, weight_decay=0.01,
@@ -85,8 +86,9 @@ def finish(model, state: dict) -> dict:
             "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
                        "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
                        "runs": state["runs"], "final_loss": state.get("last_loss")}}
-    meta["metrics"] = measure(model.eval(), meta)
-    checkpoints.save(NAME, resumable.untied(model), meta)
+    shipped = resumable.untied(model).half().float().eval()       # the weights as stored: float16
+    meta["metrics"] = measure(shipped, meta)
+    checkpoints.save(NAME, shipped.half(), meta)
     print(meta["metrics"], flush=True)
     return meta["metrics"]
 
@@ -117,7 +119,7 @@ def mlm_accuracy(model, seqs: list[list[int]], prob: float, most_frequent: int, 
 
 def measure(model, meta: dict) -> dict:
     r = meta["recipe"]
-    tok = bpe.BPETokenizer.from_dict(meta["tokenizer"])
+    tok = tokenizer(meta["tokenizer"])
     seqs, out = text_measures(tok, r, "cls_sep")
     train = rtb.encode_split(tok, "train", r["max_train_docs"])
     most_frequent = int(np.argmax(np.bincount(train.ids, minlength=len(tok))))

@@ -3,17 +3,16 @@
 
 Pre-LN, GELU, learned positions, 4 layers × 4 heads, d_model 128, context 128, input and output embedding
 tied (Press & Wolf 2017): sized for a shared CPU core, where the 8k-way output layer costs as much as the
-four layers. Training documents are packed as [BOS] doc [EOS] ... into 129-id windows; a quarter of the
-windows repeat one span of themselves (model/training/real_text_batches.py). Loss: next-token cross-entropy
-at every position.
+four layers. Weights are stored as float16 (loaded as float32). Training documents are packed as
+[BOS] doc [EOS] ... into 129-id windows; a quarter of the windows repeat one span of themselves
+(model/training/real_text_batches.py). Loss: next-token cross-entropy at every position.
 
-Time: one run is 75 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), longer on the clock
-on a shared machine, checkpointed every 5 minutes under
-~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE); `ATTENTION_LAB_RESUME=1 python -m model.train general_gpt`
-continues from the checkpoint (model/training/resumable.py); `export()` writes the assets from the latest
-checkpoint while a run is still going. Held out: a fixed sample of the held-out
-documents, each scored alone as [BOS] doc [EOS] (cut to the context), against the Witten-Bell bigram counted
-on the same training documents.
+Time: one run is 75 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), longer on the
+clock on a shared machine, checkpointed every 5 minutes under ~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE).
+`ATTENTION_LAB_RESUME=1 python -m model.train general_gpt` continues from the checkpoint
+(model/training/resumable.py); `export()` writes the assets from the latest checkpoint while a run goes on.
+Held out: a fixed sample of the held-out documents, each scored alone as [BOS] doc [EOS] (cut to the
+context), against the Witten-Bell bigram counted on the same training documents.
 """
 import json
 import math
@@ -81,8 +80,9 @@ def finish(model, state: dict) -> dict:
             "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
                        "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
                        "runs": state["runs"], "final_loss": state.get("last_loss")}}
-    meta["metrics"] = measure(model.eval(), meta)
-    checkpoints.save(NAME, resumable.untied(model), meta)
+    shipped = resumable.untied(model).half().float().eval()       # the weights as stored: float16
+    meta["metrics"] = measure(shipped, meta)
+    checkpoints.save(NAME, shipped.half(), meta)
     print(meta["metrics"], flush=True)
     return meta["metrics"]
 
@@ -93,6 +93,11 @@ def export(folder: Path | None = None) -> dict:
     model = Transformer(config(info["recipe"], len(bpe.load())))
     state = resumable.load_state(NAME, model, Path(folder or real_text.cache_dir()))
     return finish(model, state)
+
+
+def tokenizer(spec: dict) -> bpe.BPETokenizer:
+    """The model's tokenizer; a shipped file is loaded once per process."""
+    return bpe.load(spec["file"]) if "file" in spec else bpe.BPETokenizer.from_dict(spec)
 
 
 @torch.inference_mode()
@@ -132,7 +137,7 @@ def head_measures(model, seqs: list[list[int]], r: dict, prefix, suffix=()) -> d
 
 def measure(model, meta: dict) -> dict:
     r = meta["recipe"]
-    tok = bpe.BPETokenizer.from_dict(meta["tokenizer"])
+    tok = tokenizer(meta["tokenizer"])
     seqs, out = text_measures(tok, r, "bos")
     train = rtb.encode_split(tok, "train", r["max_train_docs"])
     bigram = Bigram.fit([np.concatenate([[bpe.BOS], train.doc(i), [bpe.EOS]]) for i in range(len(train))], len(tok))
