@@ -100,3 +100,23 @@ def test_windows_have_the_specials_of_each_kind_and_repeat_spans():
     assert dec.shape == (3, 17) and (dec[:, 1:] - dec[:, :-1] == 1).all()
     assert enc.shape == (3, 16) and (enc[:, 0] == rtb.CLS).all() and (enc[:, -1] == rtb.SEP).all()
     assert all(len(set(row[1:-1].tolist())) < 14 for row in enc)          # a span of ≥ 8 occurs twice
+
+
+@pytest.mark.parametrize("text", ["The cat sat.", " leading space", "我有一只猫", "Mixed 中文 text", "", "\ttab",
+                                  "[MASK] stays text", "emoji 👩‍👩‍👧 family", "a"])
+def test_batch_encoding_gives_the_ids_of_the_tokenizer(text):
+    tok = rtb.BPETokenizer.from_file()
+    assert rtb.encode_texts(tok, [text]) == [tok.encode(text).ids]
+
+
+def test_mlm_masking_hides_only_ordinary_tokens_and_labels_only_them():
+    ids = torch.tensor([[rtb.CLS] + list(range(100, 1100)) + [rtb.SEP]])
+    inputs, labels = rtb.mask_for_mlm(ids, 8192, torch.Generator().manual_seed(0), prob=0.2)
+    chosen = labels != -100
+    assert not chosen[0, 0] and not chosen[0, -1]
+    assert 150 <= int(chosen.sum()) <= 250                              # about 20% of 1000
+    assert (labels[chosen] == ids[chosen]).all()
+    assert (inputs[~chosen] == ids[~chosen]).all()
+    assert 0.7 < float((inputs[chosen] == rtb.MASK).float().mean()) < 0.9
+    all_masked, _ = rtb.mask_for_mlm(ids, 8192, torch.Generator().manual_seed(0), prob=0.2, keep_random=False)
+    assert (all_masked[chosen] == rtb.MASK).all()
