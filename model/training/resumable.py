@@ -95,7 +95,7 @@ def run(name: str, model, make_batches, loss_fn, recipe: dict, folder: Path) -> 
     left = state["run_budget_s"] - state["run_elapsed_s"]
     next_batch = make_batches(state)
     speed = steps_per_cpu_second(model, next_batch(-1), loss_fn)
-    steps = max(1, int(left * speed))
+    steps = int(left * speed)                 # 0 when the budget is spent: nothing to train
     print(f"{name}: run {state['runs']}, {left / 60:.1f} CPU min left, {speed:.2f} steps per CPU second "
           f"-> {steps} steps", flush=True)
     base, t0, wall0, saved = dict(state), time.process_time(), time.perf_counter(), [time.perf_counter()]
@@ -119,9 +119,10 @@ def run(name: str, model, make_batches, loss_fn, recipe: dict, folder: Path) -> 
         return loss, n
 
     history = fit(model, batch, counted, steps, lr=recipe["lr"], weight_decay=recipe["weight_decay"],
-                  betas=tuple(recipe["betas"]), label=name)
+                  betas=tuple(recipe["betas"]), label=name) if steps else []
     progress(len(history))
     state["run_elapsed_s"] = state["run_budget_s"]          # this run is done
-    state["last_loss"] = round(float(np.mean(history[-50:])), 4)
+    if history:
+        state["last_loss"] = round(float(np.mean(history[-50:])), 4)
     save_state(name, model, state, folder)
     return state, history

@@ -91,6 +91,8 @@ def test_an_unfinished_run_continues_for_the_rest_of_its_budget_and_a_finished_o
     assert state["runs"] == 1 and state["run_budget_s"] == 100 and state["steps"] > 5
     state = tiny_run(tiny, n_steps_before=5, elapsed=100.0)         # done: a new run of the set budget
     assert state["runs"] == 2 and state["run_budget_s"] == pytest.approx(0.02 * 60) and state["steps"] > 5
+    monkeypatch.setenv("ATTENTION_LAB_BUDGET_MIN", "0")                # no time: the weights stay as they were
+    assert tiny_run(tiny, n_steps_before=5, elapsed=100.0)["steps"] == 5
 
 
 def test_windows_have_the_specials_of_each_kind_and_repeat_spans():
