@@ -1,0 +1,135 @@
+"""general_encoder: a BERT-style masked-LM encoder on the real-text corpus (docs/data-card.md) in byte-level BPE
+ids (assets/bpe_8k.json), so it reads any text without [UNK].
+
+Pre-LN, GELU, learned positions, 4 layers × 4 heads, d_model 128, context 128, input and output embedding
+tied. Weights are stored as float16 (loaded as float32). Training documents are packed as doc [SEP] doc ...
+into windows [CLS] + 126 ids + [SEP]; a quarter of the windows repeat one span of themselves
+(model/training/real_text_batches.py). Masked LM (Devlin et al. 2019): 20% of the non-special tokens are
+chosen (80% [MASK], 10% random, 10% kept); the output layer runs only at the chosen positions, which halves
+the cost of a step with an 8k-way vocabulary.
+
+Time: one run is 45 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), longer on the
+clock on a shared machine, checkpointed every 5 minutes under ~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE).
+`ATTENTION_LAB_RESUME=1 python -m model.train general_encoder` continues from the checkpoint
+(model/training/resumable.py); `export()` writes the assets from the latest checkpoint while a run goes on.
+Held out: a fixed sample of the held-out documents, each run alone as [CLS] doc [SEP], with 15% of its tokens
+behind [MASK] (fixed seed).
+"""
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model import checkpoints
+from model.data import bpe, real_text
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
+from model.training import real_text_batches as rtb
+from model.training import resumable
+from model.training.loop import seed_everything
+from model.training.recipes.general_gpt import head_measures, text_measures, tokenizer
+
+NAME = "general_encoder"
+RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=16, lr=2e-3, weight_decay=0.01,
+              betas=(0.9, 0.98), budget_min=45, checkpoint_min=5, repeat_share=0.25, tied_embeddings=True,
+              mask_prob=0.2, eval_mask_prob=0.15, max_train_docs=None, eval_every=8, score_docs=48,
+              induction_span=32, induction_seqs=8,
+              objective="masked LM, output layer at chosen positions only",
+              corpus="model.data.real_text (train split)")
+
+
+def config(r: dict, vocab_size: int) -> ModelConfig:
+    return ModelConfig(vocab_size=vocab_size, d_model=r["d_model"], n_heads=r["n_heads"], n_layers=r["n_layers"],
+                       d_ff=r["d_ff"], max_len=r["context"], pos_encoding="learned", norm="pre", kind="encoder",
+                       activation="gelu")
+
+
+def masked_logits(model, inputs: torch.Tensor, labels: torch.Tensor, pad_mask: torch.Tensor | None = None):
+    """Logits (n, V) at the n positions whose label is not -100, and those labels (n,)."""
+    hidden = model.encode(inputs, mask=pad_mask).x                      # (B, T, C)
+    chosen = labels != -100
+    return model.lm_head(hidden[chosen]), labels[chosen]
+
+
+def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
+    """Train (or, with ATTENTION_LAB_RESUME=1, continue) for one run and write assets/general_encoder.*.
+    overrides change RECIPE entries (tests use a tiny model); folder holds the checkpoint."""
+    r = {**RECIPE, **overrides, "seed": seed}
+    seed_everything(seed)
+    tok = bpe.load()
+    ids = rtb.stream(rtb.encode_split(tok, "train", r["max_train_docs"]), "encoder", seed)
+    cfg = config(r, len(tok))
+    model = Transformer(cfg)
+    if r["tied_embeddings"]:
+        resumable.tie(model)
+
+    def make_batches(state):
+        windows = rtb.Windows(ids, r["context"], "encoder", r["repeat_share"], seed=seed + state["steps"])
+        gen = torch.Generator().manual_seed(seed + state["steps"])
+        return lambda step: rtb.mask_for_mlm(windows.batch(r["batch"]), len(tok), gen, r["mask_prob"])
+
+    def loss_fn(m, batch):
+        logits, targets = masked_logits(m, *batch)
+        return F.cross_entropy(logits, targets), batch[0].numel()
+
+    state, _ = resumable.run(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
+    return finish(model, state)
+
+
+def finish(model, state: dict) -> dict:
+    """Measure the model and write assets/general_encoder.* with its recipe and run state."""
+    r = state["recipe"]
+    meta = {"arch": "model.engine.transformer:Transformer", "config": model.config.to_dict(),
+            "tokenizer": bpe.load().to_dict(), "text_input": "cls_sep", "modality": "text",
+            "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
+                       "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
+                       "runs": state["runs"], "final_loss": state.get("last_loss")}}
+    shipped = resumable.untied(model).half().float().eval()       # the weights as stored: float16
+    meta["metrics"] = measure(shipped, meta)
+    checkpoints.save(NAME, shipped.half(), meta)
+    print(meta["metrics"], flush=True)
+    return meta["metrics"]
+
+
+def export(folder: Path | None = None) -> dict:
+    """Write the assets from the latest checkpoint (of a run still going or stopped)."""
+    info = json.loads(resumable.paths(NAME, Path(folder or real_text.cache_dir()))[1].read_text())
+    model = Transformer(config(info["recipe"], len(bpe.load())))
+    state = resumable.load_state(NAME, model, Path(folder or real_text.cache_dir()))
+    return finish(model, state)
+
+
+@torch.inference_mode()
+def mlm_accuracy(model, seqs: list[list[int]], prob: float, most_frequent: int, seed: int = 0) -> tuple[float, float]:
+    """Accuracy of the masked-LM head at positions hidden behind [MASK] (each text alone, fixed seed), and
+    that of always answering the most frequent training token at the same positions."""
+    gen = torch.Generator().manual_seed(seed)
+    hits = base = count = 0
+    for ids, lengths in rtb.length_batches(seqs):
+        inputs, labels = rtb.mask_for_mlm(ids, model.config.vocab_size, gen, prob, keep_random=False)
+        pad = (torch.arange(ids.shape[1])[None, :] < lengths[:, None])[:, None, None, :]   # (B, 1, 1, T)
+        logits, targets = masked_logits(model, inputs, labels, pad)
+        hits += int((logits.argmax(-1) == targets).sum())
+        base += int((targets == most_frequent).sum())
+        count += len(targets)
+    return hits / count, base / count
+
+
+def measure(model, meta: dict) -> dict:
+    r = meta["recipe"]
+    tok = tokenizer(meta["tokenizer"])
+    seqs, out = text_measures(tok, r, "cls_sep")
+    train = rtb.encode_split(tok, "train", r["max_train_docs"])
+    most_frequent = int(np.argmax(np.bincount(train.ids, minlength=len(tok))))
+    acc, base = mlm_accuracy(model, seqs, r["eval_mask_prob"], most_frequent)
+    out.update({"mlm_acc_heldout_real": round(acc, 4), "mlm_baseline_most_frequent_real": round(base, 4),
+                "most_frequent_token": tok.piece(most_frequent)})
+    out.update(head_measures(model, seqs, r, prefix=[bpe.CLS], suffix=[bpe.SEP]))
+    return out
+
+
+def evaluate() -> dict:
+    model, meta = checkpoints.load(NAME)
+    return measure(model, meta)

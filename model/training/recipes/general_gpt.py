@@ -1,0 +1,153 @@
+"""general_gpt: a GPT-style causal decoder on the real-text corpus (docs/data-card.md) in byte-level BPE ids
+(assets/bpe_8k.json), so it reads any text without [UNK].
+
+Pre-LN, GELU, learned positions, 4 layers × 4 heads, d_model 128, context 128, input and output embedding
+tied (Press & Wolf 2017): sized for a shared CPU core, where the 8k-way output layer costs as much as the
+four layers. Weights are stored as float16 (loaded as float32). Training documents are packed as
+[BOS] doc [EOS] ... into 129-id windows; a quarter of the windows repeat one span of themselves
+(model/training/real_text_batches.py). Loss: next-token cross-entropy at every position.
+
+Time: one run is 75 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), longer on the
+clock on a shared machine, checkpointed every 5 minutes under ~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE).
+`ATTENTION_LAB_RESUME=1 python -m model.train general_gpt` continues from the checkpoint
+(model/training/resumable.py); `export()` writes the assets from the latest checkpoint while a run goes on.
+Held out: a fixed sample of the held-out documents, each scored alone as [BOS] doc [EOS] (cut to the
+context), against the Witten-Bell bigram counted on the same training documents.
+"""
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model import checkpoints
+from model.analysis.head_scores import best, induction_scores, text_previous_token_scores
+from model.data import bpe, real_text
+from model.data.bigram import Bigram
+from model.engine.config import ModelConfig
+from model.engine.transformer import Transformer
+from model.training import real_text_batches as rtb
+from model.training import resumable
+from model.training.loop import seed_everything
+from model.training.objectives import causal_lm_batch
+
+NAME = "general_gpt"
+RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=16, lr=2e-3, weight_decay=0.01,
+              betas=(0.9, 0.98), budget_min=75, checkpoint_min=5, repeat_share=0.25, tied_embeddings=True,
+              max_train_docs=None, eval_every=8, score_docs=48, induction_span=32, induction_seqs=8,
+              objective="causal LM, every position", corpus="model.data.real_text (train split)")
+
+
+def config(r: dict, vocab_size: int) -> ModelConfig:
+    return ModelConfig(vocab_size=vocab_size, d_model=r["d_model"], n_heads=r["n_heads"], n_layers=r["n_layers"],
+                       d_ff=r["d_ff"], max_len=r["context"], pos_encoding="learned", norm="pre", kind="decoder",
+                       activation="gelu")
+
+
+def loss_fn(model, batch):
+    x, y = causal_lm_batch(batch)                                       # (B, T), (B, T)
+    logits = model(x)                                                    # (B, T, V)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)), y.numel()
+
+
+def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
+    """Train (or, with ATTENTION_LAB_RESUME=1, continue) for one run and write assets/general_gpt.*.
+    overrides change RECIPE entries (tests use a tiny model); folder holds the checkpoint."""
+    r = {**RECIPE, **overrides, "seed": seed}
+    seed_everything(seed)
+    tok = bpe.load()
+    ids = rtb.stream(rtb.encode_split(tok, "train", r["max_train_docs"]), "decoder", seed)
+    cfg = config(r, len(tok))
+    model = Transformer(cfg)
+    if r["tied_embeddings"]:
+        resumable.tie(model)
+
+    def make_batches(state):
+        windows = rtb.Windows(ids, r["context"], "decoder", r["repeat_share"], seed=seed + state["steps"])
+        return lambda step: windows.batch(r["batch"])
+
+    state, _ = resumable.run(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
+    return finish(model, state)
+
+
+def finish(model, state: dict) -> dict:
+    """Measure the model and write assets/general_gpt.* with its recipe and run state."""
+    r = state["recipe"]
+    meta = {"arch": "model.engine.transformer:Transformer", "config": model.config.to_dict(),
+            "tokenizer": bpe.load().to_dict(), "text_input": "bos", "modality": "text",
+            "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
+                       "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
+                       "runs": state["runs"], "final_loss": state.get("last_loss")}}
+    shipped = resumable.untied(model).half().float().eval()       # the weights as stored: float16
+    meta["metrics"] = measure(shipped, meta)
+    checkpoints.save(NAME, shipped.half(), meta)
+    print(meta["metrics"], flush=True)
+    return meta["metrics"]
+
+
+def export(folder: Path | None = None) -> dict:
+    """Write the assets from the latest checkpoint (of a run still going or stopped)."""
+    info = json.loads(resumable.paths(NAME, Path(folder or real_text.cache_dir()))[1].read_text())
+    model = Transformer(config(info["recipe"], len(bpe.load())))
+    state = resumable.load_state(NAME, model, Path(folder or real_text.cache_dir()))
+    return finish(model, state)
+
+
+def tokenizer(spec: dict) -> bpe.BPETokenizer:
+    """The model's tokenizer; a shipped file is loaded once per process."""
+    return bpe.load(spec["file"]) if "file" in spec else bpe.BPETokenizer.from_dict(spec)
+
+
+@torch.inference_mode()
+def model_perplexity(model, seqs: list[list[int]]) -> float:
+    """exp of the mean NLL of every token after the first of each sequence (each run alone, padded)."""
+    nll, count = 0.0, 0
+    for ids, lengths in rtb.length_batches(seqs):
+        keep = torch.arange(ids.shape[1] - 1)[None, :] < (lengths[:, None] - 1)       # (B, T-1)
+        logits = model(ids[:, :-1])[keep]                                           # (n, V)
+        nll += float(F.cross_entropy(logits, ids[:, 1:][keep], reduction="sum"))
+        count += int(keep.sum())
+    return math.exp(nll / count)
+
+
+def text_measures(tok, r: dict, rule: str) -> tuple[list[list[int]], dict]:
+    """The fixed held-out sample in ids (with the model's specials) and the tokenizer's measures on it."""
+    held = rtb.encode_split(tok, "heldout")
+    seqs = rtb.heldout_sample(held, r["eval_every"], r["context"], rule)
+    docs = rtb.corpus().heldout[::r["eval_every"]]
+    words = [w for d in docs if d.lang == "en" for w in bpe.group_words(tok.encode(d.text))
+             if w.text.isascii() and w.text.isalpha()]
+    n_ids = sum(len(s) for s in seqs)
+    return seqs, {"unk_rate_heldout_real": sum(s.count(bpe.UNK) for s in seqs) / n_ids,
+                  "tokens_per_word_heldout_real": round(sum(len(w.pieces) for w in words) / len(words), 4),
+                  "heldout_documents": len(seqs), "heldout_tokens": n_ids}
+
+
+def head_measures(model, seqs: list[list[int]], r: dict, prefix, suffix=()) -> dict:
+    """Best previous-token head on held-out texts (those of 16 ids or more) and best induction head."""
+    longer = [s for s in seqs if len(s) >= 16][:r["score_docs"]]
+    prev, prev_at = best(text_previous_token_scores(model, longer))
+    ind, ind_at = best(induction_scores(model, span=r["induction_span"], n_seqs=r["induction_seqs"],
+                                        prefix=prefix, suffix=suffix, low=len(bpe.SPECIALS)))
+    return {"previous_token_score_best": round(prev, 4), "previous_token_head": list(prev_at),
+            "induction_score_best": round(ind, 4), "induction_head": list(ind_at)}
+
+
+def measure(model, meta: dict) -> dict:
+    r = meta["recipe"]
+    tok = tokenizer(meta["tokenizer"])
+    seqs, out = text_measures(tok, r, "bos")
+    train = rtb.encode_split(tok, "train", r["max_train_docs"])
+    bigram = Bigram.fit([np.concatenate([[bpe.BOS], train.doc(i), [bpe.EOS]]) for i in range(len(train))], len(tok))
+    ppl, base = model_perplexity(model, seqs), bigram.perplexity(seqs)
+    out.update({"perplexity_heldout_real": round(ppl, 3), "bigram_perplexity_heldout_real": round(base, 3),
+                "perplexity_ratio_vs_bigram": round(ppl / base, 4)})
+    out.update(head_measures(model, seqs, r, prefix=[bpe.BOS]))
+    return out
+
+
+def evaluate() -> dict:
+    model, meta = checkpoints.load(NAME)
+    return measure(model, meta)

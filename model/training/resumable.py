@@ -1,0 +1,128 @@
+"""Time-budgeted training runs that survive being stopped, around the one training loop (loop.fit).
+
+A run trains for `budget_min` minutes of CPU time of its process (env ATTENTION_LAB_BUDGET_MIN overrides it):
+on a shared machine it takes longer on the clock, but does the same work whatever else runs. Its number of
+steps is set at the start from the CPU time a step takes. It saves the weights every `checkpoint_min` minutes
+(on the clock) to <folder>/<name>.ckpt.safetensors with <name>.ckpt.json (steps, tokens, seconds).
+With ATTENTION_LAB_RESUME=1 a run starts from that checkpoint: an unfinished run continues for the rest of its
+budget, a finished one starts a new run of a full budget. The optimizer state is not kept: a resumed run
+starts AdamW afresh with its own warmup and cosine decay over the time it has left (a warm restart).
+Without the variable a run starts from scratch.
+"""
+import copy
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from safetensors.torch import load_file, save_file
+
+from model.training.loop import fit
+
+
+def resume_requested() -> bool:
+    return os.environ.get("ATTENTION_LAB_RESUME", "") == "1"
+
+
+def budget_s(recipe: dict) -> float:
+    minutes = os.environ.get("ATTENTION_LAB_BUDGET_MIN")
+    return 60.0 * float(minutes) if minutes else 60.0 * recipe["budget_min"]
+
+
+def paths(name: str, folder: Path) -> tuple[Path, Path]:
+    return Path(folder) / f"{name}.ckpt.safetensors", Path(folder) / f"{name}.ckpt.json"
+
+
+def untied(model: torch.nn.Module) -> torch.nn.Module:
+    """A copy whose output layer has its own weight tensor (safetensors refuses shared tensors)."""
+    out = copy.deepcopy(model)
+    if out.lm_head.weight is out.embed.tok.weight:
+        out.lm_head.weight = torch.nn.Parameter(out.embed.tok.weight.detach().clone())
+    return out
+
+
+def tie(model: torch.nn.Module) -> torch.nn.Module:
+    """Share the token embedding with the output layer (Press & Wolf 2017)."""
+    model.lm_head.weight = model.embed.tok.weight
+    return model
+
+
+def save_state(name: str, model, state: dict, folder: Path) -> None:
+    weights, info = paths(name, folder)
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    tensors = {k: v.detach().cpu().contiguous() for k, v in untied(model).state_dict().items()}
+    save_file(tensors, str(weights.with_suffix(".tmp")))
+    weights.with_suffix(".tmp").replace(weights)
+    info.write_text(json.dumps(state, indent=1) + "\n")
+
+
+def load_state(name: str, model, folder: Path) -> dict | None:
+    """The saved run state, with the weights loaded into model; None when there is no checkpoint."""
+    weights, info = paths(name, folder)
+    if not (weights.is_file() and info.is_file()):
+        return None
+    model.load_state_dict(load_file(str(weights)), strict=True)
+    return json.loads(info.read_text())
+
+
+def steps_per_cpu_second(model, batch, loss_fn, probes: int = 3) -> float:
+    """Training steps per second of this process' CPU time, measured on a copy (the first step only warms up)."""
+    probe = copy.deepcopy(model).train()
+    opt = torch.optim.AdamW(probe.parameters(), lr=1e-5)
+    times = []
+    for _ in range(probes + 1):
+        t0 = time.process_time()
+        loss, _ = loss_fn(probe, batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        times.append(time.process_time() - t0)
+    return 1.0 / float(np.median(times[1:]))
+
+
+def run(name: str, model, make_batches, loss_fn, recipe: dict, folder: Path) -> tuple[dict, list[float]]:
+    """Train model for one budgeted run. make_batches(state) -> next_batch(step) (seeded from state["steps"],
+    so a resumed run sees new windows). Returns (state, loss history of this run)."""
+    state = load_state(name, model, folder) if resume_requested() else None
+    budget = budget_s(recipe)
+    if state is None:
+        state = {"steps": 0, "tokens": 0, "train_seconds": 0.0, "runs": 0}
+    if state["runs"] == 0 or state["run_elapsed_s"] >= state["run_budget_s"]:
+        state.update(runs=state["runs"] + 1, run_budget_s=budget, run_elapsed_s=0.0)
+    state["recipe"] = recipe
+    left = state["run_budget_s"] - state["run_elapsed_s"]
+    next_batch = make_batches(state)
+    speed = steps_per_cpu_second(model, next_batch(-1), loss_fn)
+    steps = int(left * speed)                 # 0 when the budget is spent: nothing to train
+    print(f"{name}: run {state['runs']}, {left / 60:.1f} CPU min left, {speed:.2f} steps per CPU second "
+          f"-> {steps} steps", flush=True)
+    base, t0, wall0, saved = dict(state), time.process_time(), time.perf_counter(), [time.perf_counter()]
+
+    def progress(step: int) -> None:
+        cpu = time.process_time() - t0
+        state.update(steps=base["steps"] + step, train_seconds=round(base["train_seconds"] + cpu, 1),
+                     run_elapsed_s=round(base["run_elapsed_s"] + cpu, 1),
+                     wall_seconds=round(base.get("wall_seconds", 0.0) + time.perf_counter() - wall0, 1))
+
+    def batch(step):
+        if time.perf_counter() - saved[0] > 60 * recipe["checkpoint_min"]:
+            progress(step)
+            save_state(name, model, state, folder)
+            saved[0] = time.perf_counter()
+        return next_batch(step)
+
+    def counted(m, b):
+        loss, n = loss_fn(m, b)
+        state["tokens"] += int(n)
+        return loss, n
+
+    history = fit(model, batch, counted, steps, lr=recipe["lr"], weight_decay=recipe["weight_decay"],
+                  betas=tuple(recipe["betas"]), label=name) if steps else []
+    progress(len(history))
+    state["run_elapsed_s"] = state["run_budget_s"]          # this run is done
+    if history:
+        state["last_loss"] = round(float(np.mean(history[-50:])), 4)
+    save_state(name, model, state, folder)
+    return state, history
