@@ -80,17 +80,7 @@ def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
 
 def finish(model, state: dict) -> dict:
     """Measure the model and write assets/general_encoder.* with its recipe and run state."""
-    r = state["recipe"]
-    meta = {"arch": "model.engine.transformer:Transformer", "config": model.config.to_dict(),
-            "tokenizer": bpe.load().to_dict(), "text_input": "cls_sep", "modality": "text",
-            "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
-                       "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
-                       "runs": state["runs"], "final_loss": state.get("last_loss")}}
-    shipped = resumable.untied(model).half().float().eval()       # the weights as stored: float16
-    meta["metrics"] = measure(shipped, meta)
-    checkpoints.save(NAME, shipped.half(), meta)
-    print(meta["metrics"], flush=True)
-    return meta["metrics"]
+    return resumable.save_run(NAME, model, state, "cls_sep", measure)
 
 
 def export(folder: Path | None = None) -> dict:
