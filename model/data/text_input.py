@@ -45,8 +45,8 @@ def rule_of(meta: dict) -> str:
 def tokenizer_from_spec(spec: dict):
     """A tokenizer from a model's meta["tokenizer"]: {"type": "bpe", ...} or {"type": "word", "vocab": [...]}."""
     kind = spec.get("type")
-    if kind == "bpe":
-        return bpe.BPETokenizer.from_dict(spec)
+    if kind == "bpe":                            # a shipped file is loaded once per process
+        return bpe.load(spec["file"]) if "file" in spec else bpe.BPETokenizer.from_dict(spec)
     if kind == "word":
         return WordTokenizer.from_dict(spec)
     raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word')")

@@ -144,3 +144,13 @@ def save_run(name: str, model: torch.nn.Module, state: dict, text_input: str, me
     checkpoints.save(name, shipped.half(), meta)
     print(meta["metrics"], flush=True)
     return meta["metrics"]
+
+
+def latest(name: str, build, folder: Path | None = None) -> tuple[torch.nn.Module, dict]:
+    """(model, state) from the latest checkpoint of `name` in folder (default: the corpus cache);
+    build(recipe) -> the untrained model of that recipe."""
+    from model.data import real_text
+    folder = Path(folder or real_text.cache_dir())
+    info = json.loads(paths(name, folder)[1].read_text())
+    model = build(info["recipe"])
+    return model, load_state(name, model, folder)

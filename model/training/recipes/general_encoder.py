@@ -15,7 +15,6 @@ clock on a shared machine, checkpointed every 5 minutes under ~/.cache/attention
 Held out: a fixed sample of the held-out documents, each run alone as [CLS] doc [SEP], with 15% of its tokens
 behind [MASK] (fixed seed).
 """
-import json
 from pathlib import Path
 
 import numpy as np
@@ -23,13 +22,13 @@ import torch
 import torch.nn.functional as F
 
 from model import checkpoints
-from model.data import bpe, real_text
+from model.data import bpe, real_text, text_input
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.training import real_text_batches as rtb
 from model.training import resumable
 from model.training.loop import seed_everything
-from model.training.recipes.general_gpt import head_measures, text_measures, tokenizer
+from model.training.recipes.general_gpt import head_measures, text_measures
 
 NAME = "general_encoder"
 RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=16, lr=2e-3, weight_decay=0.01,
@@ -85,10 +84,7 @@ def finish(model, state: dict) -> dict:
 
 def export(folder: Path | None = None) -> dict:
     """Write the assets from the latest checkpoint (of a run still going or stopped)."""
-    info = json.loads(resumable.paths(NAME, Path(folder or real_text.cache_dir()))[1].read_text())
-    model = Transformer(config(info["recipe"], len(bpe.load())))
-    state = resumable.load_state(NAME, model, Path(folder or real_text.cache_dir()))
-    return finish(model, state)
+    return finish(*resumable.latest(NAME, lambda r: Transformer(config(r, len(bpe.load()))), folder))
 
 
 @torch.inference_mode()
@@ -109,7 +105,7 @@ def mlm_accuracy(model, seqs: list[list[int]], prob: float, most_frequent: int, 
 
 def measure(model, meta: dict) -> dict:
     r = meta["recipe"]
-    tok = tokenizer(meta["tokenizer"])
+    tok = text_input.tokenizer_of(meta)
     seqs, out = text_measures(tok, r, "cls_sep")
     train = rtb.encode_split(tok, "train", r["max_train_docs"])
     most_frequent = int(np.argmax(np.bincount(train.ids, minlength=len(tok))))

@@ -14,7 +14,6 @@ clock on a shared machine, checkpointed every 5 minutes under ~/.cache/attention
 Held out: a fixed sample of the held-out documents, each scored alone as [BOS] doc [EOS] (cut to the
 context), against the Witten-Bell bigram counted on the same training documents.
 """
-import json
 import math
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import torch.nn.functional as F
 
 from model import checkpoints
 from model.analysis.head_scores import best, induction_scores, text_previous_token_scores
-from model.data import bpe, real_text
+from model.data import bpe, real_text, text_input
 from model.data.bigram import Bigram
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
@@ -79,15 +78,7 @@ def finish(model, state: dict) -> dict:
 
 def export(folder: Path | None = None) -> dict:
     """Write the assets from the latest checkpoint (of a run still going or stopped)."""
-    info = json.loads(resumable.paths(NAME, Path(folder or real_text.cache_dir()))[1].read_text())
-    model = Transformer(config(info["recipe"], len(bpe.load())))
-    state = resumable.load_state(NAME, model, Path(folder or real_text.cache_dir()))
-    return finish(model, state)
-
-
-def tokenizer(spec: dict) -> bpe.BPETokenizer:
-    """The model's tokenizer; a shipped file is loaded once per process."""
-    return bpe.load(spec["file"]) if "file" in spec else bpe.BPETokenizer.from_dict(spec)
+    return finish(*resumable.latest(NAME, lambda r: Transformer(config(r, len(bpe.load()))), folder))
 
 
 @torch.inference_mode()
@@ -127,7 +118,7 @@ def head_measures(model, seqs: list[list[int]], r: dict, prefix, suffix=()) -> d
 
 def measure(model, meta: dict) -> dict:
     r = meta["recipe"]
-    tok = tokenizer(meta["tokenizer"])
+    tok = text_input.tokenizer_of(meta)
     seqs, out = text_measures(tok, r, "bos")
     train = rtb.encode_split(tok, "train", r["max_train_docs"])
     bigram = Bigram.fit([np.concatenate([[bpe.BOS], train.doc(i), [bpe.EOS]]) for i in range(len(train))], len(tok))
