@@ -16,7 +16,8 @@ from model.engine import device as devices
 MAX_TEXT_CHARS = 20_000          # typed text beyond this is cut with a notice
 DEFAULT_TEXT_MODEL = "coref_encoder"
 COREF_MODEL = "coref_encoder"
-GPT_MODEL = "course_gpt"
+GPT_MODEL = "general_gpt"
+FILL_MODEL = "general_encoder"   # masked-LM fill-in on any text (byte-level BPE)
 TRANSLATOR = "translator"
 LOAD_COUNT = {"n": 0}            # how many times a checkpoint was read (the concurrency test reads it)
 _load_lock = threading.Lock()

@@ -23,12 +23,37 @@ def explorer_run(name: str, device: str, text: str):
     return run_text(model, load_tokenizer(name), text, text_rule(name))
 
 
+@dataclass(frozen=True)
+class WordView:
+    """A text model's attention between whole words (Clark et al. 2019: summed over a key word's pieces,
+    averaged over a query word's). tokens: W words as typed, [CLS]/[SEP] on their own; pieces: each word's
+    pieces; weights: (L, H, W, W) float32; unknown: W flags (a word with a piece outside the vocabulary)."""
+    tokens: tuple[str, ...]
+    pieces: tuple[tuple[str, ...], ...]
+    weights: np.ndarray
+    unknown: tuple[bool, ...]
+    notices: tuple[str, ...]
+
+    @property
+    def n_layers(self) -> int:
+        return self.weights.shape[0]
+
+    @property
+    def n_heads(self) -> int:
+        return self.weights.shape[1]
+
+
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
-def coref_run(name: str, device: str, text: str):
-    """TextRun of the coreference encoder on text (with [CLS]/[SEP]; weights (L, H, N, N))."""
+def coref_run(name: str, device: str, text: str) -> WordView:
+    """The coreference encoder on text (with [CLS]/[SEP]), in whole words."""
+    from model.tasks.word_attention import word_attention
     from model.tasks.attention_run import run_text
     model, _ = load_model(name, device)
-    return run_text(model, load_tokenizer(name), text, text_rule(name))
+    run = run_text(model, load_tokenizer(name), text, text_rule(name))
+    weights = word_attention(run.weights, run.words).astype(np.float32)
+    weights.flags.writeable = False
+    return WordView(tuple(run.word_texts), tuple(tuple(run.tokens[k] for k in w) for w in run.words), weights,
+                    tuple(any(run.unknown[k] for k in w) for w in run.words), tuple(run.notices))
 
 
 @dataclass(frozen=True)
@@ -172,38 +197,36 @@ def gpt_beam(name: str, device: str, prompt_ids: tuple, width: int, max_new: int
 
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Filling in…")
-def encoder_fill(name: str, device: str, text: str, mask_words: tuple, top_k: int):
-    """FillMask of a shipped encoder: predictions at the masked words, weights (L, H, N, N)."""
+def encoder_fill(name: str, device: str, text: str, hide_words: tuple, top_k: int):
+    """model.tasks.fill_mask.FillMask of a shipped BPE encoder: typed [MASK]/<mask> and the pieces of the words
+    numbered in hide_words masked, top fillers per masked piece, weights (L, H, N, N). Raises FillMaskError."""
     from model.tasks.fill_mask import fill_mask
-    model, meta = load_model(name, device)
-    return fill_mask(model, load_tokenizer(name), text, list(mask_words), top_k)
+    model, _ = load_model(name, device)
+    return fill_mask(model, load_tokenizer(name), text, list(hide_words), top_k)
 
 
 @dataclass(frozen=True)
 class ObjectiveLosses:
-    mlm: np.ndarray                  # (words,) encoder −log p at the masked words, nan elsewhere
-    clm: np.ndarray                  # (words,) decoder −log p(word | words before)
-    weights: np.ndarray              # (L, H, N, N) the decoder's attention on [BOS] + words
+    mlm: np.ndarray                  # (P,) encoder −log p at the masked pieces, nan elsewhere
+    clm: np.ndarray                  # (P,) decoder −log p(piece | [BOS] and the pieces before)
+    weights: np.ndarray              # (L, H, P + 1, P + 1) the decoder's attention on [BOS] + pieces
 
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
-def objective_losses(name: str, device: str, words: tuple, masked: tuple, encoder: str | None) -> ObjectiveLosses:
-    """Per-word loss terms (nats) on one sentence: the decoder `name`'s for every word, and the encoder's at
-    the masked words (nan elsewhere, or everywhere when no encoder is shipped)."""
-    from model.data.word_tokenizer import BOS, CLS, SEP, UNK
+def objective_losses(name: str, device: str, ids: tuple, masked: tuple, encoder: str | None) -> ObjectiveLosses:
+    """Per-piece loss terms (nats) on one sentence of P BPE piece ids (no special tokens): the decoder `name`'s
+    for every piece, read after [BOS], and the encoder's at the masked positions, read as [CLS] pieces [SEP] with
+    those pieces hidden (nan elsewhere, or everywhere when encoder is None). Both models must share the ids."""
+    from model.data.bpe import BOS, CLS, SEP
     from model.tasks.generation import full_recompute
     from model.training.objectives import causal_token_losses, masked_token_losses
-    model, meta = load_model(name, device)
-    gpt_tok = load_tokenizer(name)
-    ids = [BOS] + [gpt_tok.index.get(w, UNK) for w in words]
-    clm = causal_token_losses(model, ids)
-    _, weights = full_recompute(model, ids)
-    mlm = np.full(len(words), np.nan)
+    model, _ = load_model(name, device)
+    clm = causal_token_losses(model, [BOS, *ids])
+    _, weights = full_recompute(model, [BOS, *ids])
+    mlm = np.full(len(ids), np.nan)
     if encoder and masked:
-        enc, enc_meta = load_model(encoder, device)
-        enc_tok = load_tokenizer(encoder)
-        enc_ids = [CLS] + [enc_tok.index.get(w, UNK) for w in words] + [SEP]
-        mlm[list(masked)] = masked_token_losses(enc, enc_ids, [m + 1 for m in masked])
+        enc, _ = load_model(encoder, device)
+        mlm[list(masked)] = masked_token_losses(enc, [CLS, *ids, SEP], [m + 1 for m in masked])
     return ObjectiveLosses(mlm, clm, weights)
 
 

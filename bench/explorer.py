@@ -25,7 +25,7 @@ from model.engine.transformer import Transformer
 from model.tasks.attention_run import capture_buffer, stack_intermediates
 from viz import grid
 
-DEFAULT, LONG = "coref_encoder", "course_gpt"
+DEFAULT, LONG = "coref_encoder", "sparse_encoder"     # LONG reads 512 positions
 PARAGRAPH = corpus.PARAGRAPH + " "
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -83,7 +83,7 @@ def refresh(repeats: int) -> dict:
 def capture_ratio(name: str, n: int, kind: str, repeats: int) -> dict:
     model, tok, label, _ = _shipped_or_random(name, n, kind)
     n = min(n, model.config.max_len)
-    ids = torch.randint(len(tok.vocab) // 2, len(tok.vocab), (1, n))
+    ids = torch.randint(len(tok) // 2, len(tok), (1, n))
 
     @torch.inference_mode()
     def fast():
@@ -112,7 +112,7 @@ def capture_memory(name: str, n: int, kind: str) -> dict:
     cost.release_freed_memory()                        # big blocks via mmap, returned on free: honest RSS
     model, tok, _, _ = _shipped_or_random(name, n, kind)
     n = min(n, model.config.max_len)
-    ids = torch.randint(len(tok.vocab) // 2, len(tok.vocab), (1, n))
+    ids = torch.randint(len(tok) // 2, len(tok), (1, n))
 
     def buffered():
         buf = capture_buffer(model, n)
@@ -216,8 +216,8 @@ def run(quick: bool = False) -> dict:
             reps = 5 if quick else 20
             out = refresh(reps)
             out.update(capture_ratio(DEFAULT, 128, "encoder", reps * 2))
-            out.update(capture_ratio(LONG, 512, "decoder", reps * 2))
-            out.update(capture_memory_in_child(LONG, 512, "decoder"))
+            out.update(capture_ratio(LONG, 512, "encoder", reps * 2))
+            out.update(capture_memory_in_child(LONG, 512, "encoder"))
             w = random_weights()
             out.update(payload(w))
             out.update(draw_seconds(w, 1 if quick else 3))

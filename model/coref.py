@@ -1,12 +1,13 @@
 """`python -m model.coref "<text>" [--json] [--head L H] [--model NAME]`: every pronoun's antecedent, as
-one attention head of the shipped coreference encoder points it (model/tasks/coreference.py)."""
+one attention head of the shipped coreference encoder points it (model/tasks/coreference.py). Positions count
+whole words with [CLS] and [SEP]; "pieces" lists each word's subword pieces."""
 import argparse
 import json
 import sys
 
 from labels import head_label
 from model import checkpoints
-from model.data.word_tokenizer import WordTokenizer
+from model.data import text_input
 from model.tasks.coreference import resolve
 
 
@@ -18,13 +19,13 @@ def main(argv=None):
     p.add_argument("--model", default="coref_encoder")
     args = p.parse_args(argv)
     model, meta = checkpoints.load(args.model)
-    tokenizer = WordTokenizer.from_dict(meta["tokenizer"])
+    tokenizer = text_input.tokenizer_of(meta)
     head = tuple(args.head or meta["coref_head"])
     L, H = model.config.n_layers, model.config.n_heads
     if not (0 <= head[0] < L and 0 <= head[1] < H):
         p.error(f"--head {head[0]} {head[1]} ({head_label(*head)}) is outside {L} layers x {H} heads "
                 f"(L0 H0 to {head_label(L - 1, H - 1)})")
-    n = len(tokenizer.encode(args.text, add_cls_sep=True).ids)
+    n = len(text_input.encode(tokenizer, args.text, "cls_sep").ids)
     if n > model.config.max_len:
         p.error(f"the text has {n} tokens; {args.model} reads at most {model.config.max_len}")
     out = resolve(model, tokenizer, args.text, head)

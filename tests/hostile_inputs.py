@@ -8,14 +8,13 @@ XSS_IMG = '<img src=x onerror="window.__xss=1">'
 XSS_SCRIPT = "<script>window.__xss=1</script>"
 
 # Parts of the messages, as a person reads them (markdown escapes and HTML entities undone).
-UNK = "Not in the model's vocabulary (read as [UNK]): "
-NEVER_SAW = ("warning", "Words the model never saw (it reads each as [UNK], so no head can tell what they mean)")
 NOT_AMONG = "The translator only knows the words of its generated corpus, and these are not among them: "
 NO_PRONOUN = ("info", "This text has no pronoun (it, they, their, …)")
 REORDER = ("error", "it must use exactly the same words, reordered")
 TOO_LONG_EXPLORER = ("warning", "tokens; this model reads at most 128, so only the first 128 are shown.")
 TOO_LONG_COREF = ("info", "tokens; this model reads at most 128, so only the first 128 are shown.")
 TOO_LONG_STEPS = ("info", "tokens; this page follows the first 32.")
+GENERATION_TOO_LONG = ("error", "past this model's 128 positions")
 EMPTY = {"explorer": (("warning", "Type some text to see its attention."),),
          "coreference": (("info", "Type a sentence with a pronoun"),),
          "generation": (("error", "The prompt is empty: type at least one word."),),
@@ -46,18 +45,18 @@ def _says(*parts: dict) -> dict:
 
 
 def _unknown(words: str, translator: str, *, pronoun: bool = False, steps: str | None = None) -> dict:
-    """Pages that name the words they do not know: `words` starts the sorted list the course-world models
-    show, `translator` the translator's; `steps` the list when the step-by-step page reads fewer tokens."""
-    return {"coreference": (NEVER_SAW, ("warning", f"**{words.split(', ')[0]}"))
-                           + (() if pronoun else (NO_PRONOUN,)),
-            "generation": (("warning", UNK + words),), "translation": (("error", NOT_AMONG + translator),),
-            "step_by_step": (("info", UNK + (steps or words)),), "positional": (REORDER,)}
+    """Text with words outside the translator's vocabulary: only the translator names them (`translator` starts
+    its sorted list); every other page reads any text in BPE pieces. `words` and `steps` name the words a
+    word-level vocabulary would have missed (kept to document each entry). pronoun: the text has one."""
+    return {"coreference": () if pronoun else (NO_PRONOUN,), "translation": (("error", NOT_AMONG + translator),),
+            "positional": (REORDER,)}
 
 
 def _clipped(chars: str, explorer: bool = True) -> dict:
-    """The notes of a text cut to the length a page reads (20,000 characters, 2,000 for generation)."""
+    """The notes of a text cut to the length a page reads (20,000 characters, 2,000 for generation, whose 2,000
+    characters are more BPE pieces than general_gpt's 128 positions)."""
     note = f"The text has {chars} characters; only the first"
-    return {"generation": (("warning", note + " 2,000 are used."),),
+    return {"generation": (("warning", note + " 2,000 are used."), GENERATION_TOO_LONG),
             **({"explorer": (("warning", note + " 20,000 are used."),)} if explorer else {})}
 
 
@@ -111,23 +110,24 @@ CATALOGUE = {
                                        _q("[", "]", "bos", "cls", "eos", "mask", "pad", "sep", "unk") + ".")),
     "many_masks": Hostile("[MASK] " * 300, _says(_clipped("2,100", explorer=False), {
         "explorer": (TOO_LONG_EXPLORER,),
-        "coreference": (NEVER_SAW, ("warning", "**mask**"), TOO_LONG_COREF, NO_PRONOUN),
-        "generation": (("warning", UNK + "[, ], mask"), ("error", "past this model's 512 positions")),
+        "coreference": (TOO_LONG_COREF, NO_PRONOUN),
+        "generation": (GENERATION_TOO_LONG,),
         "translation": (("error", NOT_AMONG + _q("[", "]", "mask") + "."),),
-        "step_by_step": (TOO_LONG_STEPS, ("info", UNK + "[, ], mask")),
+        "step_by_step": (TOO_LONG_STEPS,),
         "positional": (("error", "this model's learned position table stops at max_len=128"),)})),
     "surrogate_like": Hostile("the restaurant \udcff refused".encode("utf-8", "surrogatepass").decode("utf-8",
                                                                                                      "replace"),
                               _unknown("\ufffd", _q("refused", "\ufffd") + ".")),
-    "newlines": Hostile("\n" * 5000, _says(EMPTY, _clipped("5,000", explorer=False))),
+    "newlines": Hostile("\n" * 5000, _says(EMPTY, {"generation": (("warning", "The text has 5,000 characters; only "
+                                                                          "the first 2,000 are used."),)})),
     "tabs_and_crlf": Hostile("the\trestaurant\r\nrefused\rto\tserve", {
         "coreference": (NO_PRONOUN,), "translation": (("error", NOT_AMONG + _q("refused", "serve") + "."),),
         "positional": (REORDER,)}),
     "very_long_line_of_pronouns": Hostile("it they their them " * 400, _says(_clipped("7,600", explorer=False), {
-        "explorer": (TOO_LONG_EXPLORER,), "coreference": (NEVER_SAW, ("warning", "**them**"), TOO_LONG_COREF),
-        "generation": (("warning", UNK + "th, them"),),
+        "explorer": (TOO_LONG_EXPLORER,), "coreference": (TOO_LONG_COREF,),
+        "generation": (GENERATION_TOO_LONG,),
         "translation": (("error", NOT_AMONG + _q("i", "it", "their", "them", "they") + "."),),
-        "step_by_step": (TOO_LONG_STEPS, ("info", UNK + "them")), "positional": (REORDER,)})),
+        "step_by_step": (TOO_LONG_STEPS,), "positional": (REORDER,)})),
     "sql_like": Hostile("'; DROP TABLE tokens; --", _unknown("', -, ;, drop, table, tokens",
                                                               _q("'", "-", ";", "drop", "table", "tokens") + ".")),
     "format_string": Hostile("{0} {tokens} %s %d {__class__}",

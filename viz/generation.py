@@ -125,9 +125,9 @@ def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_p
 
 
 def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray, *,
-                    title: str | None = None) -> go.Figure:
-    """Which words give a loss term. mlm_loss, clm_loss: (W,) nats, nan where the objective has
-    no term (masked LM: only the hidden words; causal LM: every word)."""
+                    title: str | None = None, unit: str = "word") -> go.Figure:
+    """Which words (or pieces: unit) give a loss term. mlm_loss, clm_loss: (W,) nats, nan where the objective
+    has no term (masked LM: only the hidden words; causal LM: every word)."""
     z = np.vstack([np.asarray(mlm_loss, float), np.asarray(clm_loss, float)])      # (2, W)
     rows = ["encoder · masked LM", "decoder · causal LM"]
     text = [["" if np.isnan(v) else f"{v:.2g}" for v in r] for r in z]
@@ -135,8 +135,8 @@ def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray
     fig = go.Figure(go.Heatmap(
         z=z, x=labels, y=rows, colorscale="Oranges", zmin=0, text=text, texttemplate="%{text}",
         colorbar=dict(title=dict(text="−log p", side="right")),
-        hovertemplate="%{y}<br>word: %{x}<br>loss term: %{z:.4f} nats<extra></extra>"))
-    fig.update_xaxes(tickangle=-45, title="word (its loss term: −log p of the true word)")
+        hovertemplate=f"%{{y}}<br>{unit}: %{{x}}<br>loss term: %{{z:.4f}} nats<extra></extra>"))
+    fig.update_xaxes(tickangle=-45, title=f"{unit} (its loss term: −log p of the true {unit})")
     fig.update_yaxes(autorange="reversed")
     return style(fig, title, height=290)
 

@@ -94,7 +94,7 @@ def grid_image(weights: np.ndarray, *, log: bool = False, cell: int | None = Non
     img = Image.fromarray(canvas, mode="P")
     img.putpalette(lut(colorscale).tobytes())
     buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False, compress_level=6)
+    img.save(buf, format="PNG", optimize=False, compress_level=1)   # 10x faster than 6, ~10% larger
     return GridImage(buf.getvalue(), cell, gap, width, height)
 
 

@@ -37,9 +37,19 @@ def _flag_unknown(run):
         st.info(notice)
 
 
+def _pronouns(words) -> list[int]:
+    return [i for i, t in enumerate(words) if t.lower() in corpus.PRONOUNS]
+
+
+def _word(run, i: int) -> str:
+    """'sandwich' (word 9, pieces ' sand' 'w' 'ich') for a caption."""
+    pieces = run.pieces[i]
+    return f"word {i}" + (", pieces " + " ".join(f"‘{p}’" for p in pieces) if len(pieces) > 1 else "")
+
+
 def pronoun_view(run, chosen: tuple[int, int]):
     tokens, L, H = run.tokens, run.n_layers, run.n_heads
-    pronouns = [i for i, t in enumerate(tokens) if t in corpus.PRONOUNS]
+    pronouns = _pronouns(tokens)
     if pronouns:
         options = pronouns
     else:
@@ -48,15 +58,17 @@ def pronoun_view(run, chosen: tuple[int, int]):
     if not options:
         st.stop()
     c1, c2 = st.columns(2)
-    src = c1.selectbox("Pronoun", options, format_func=lambda i: f"{tokens[i]}  (token {i})")
+    src = c1.selectbox("Pronoun", options, format_func=lambda i: f"{tokens[i]}  (word {i})")
     heads = [(layer, h) for layer in range(L) for h in range(H)]
     layer, h = c2.selectbox("Head for the arrows", heads, index=heads.index(chosen),
                             format_func=lambda lh: head_label(*lh) + (" · the coreference head, chosen on "
                                                                       "validation" if lh == chosen else ""))
     row = run.weights[layer, h, src]                                     # (N,)
     j = int(row.argmax())
-    st.markdown(f"Head **{head_label(layer, h)}** points **{md(tokens[src])}** (token {src}) at "
-                f"**{md(tokens[j])}** (token {j}) with weight **{row[j]:.3f}**.")
+    st.markdown(f"Head **{head_label(layer, h)}** points **{md(tokens[src])}** ({_word(run, src)}) at "
+                f"**{md(tokens[j])}** ({md(_word(run, j))}) with weight **{row[j]:.3f}**.")
+    st.caption("Attention between whole words: to a word, the sum over its pieces; from a word, the mean of its "
+               "pieces' rows (Clark et al. 2019).")
     st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown,
                                 title=f"Where {head_label(layer, h)} sends “{esc(tokens[src])}”"),
                     key="coref_arrows")
@@ -71,7 +83,7 @@ def pronoun_view(run, chosen: tuple[int, int]):
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3,
                  column_config={"weight": st.column_config.ProgressColumn(format="%.3f", min_value=0, max_value=1)})
     fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
-                       x_title="key token", y_title="head",
+                       x_title="key word", y_title="head",
                        title=f"Attention row of “{esc(tokens[src])}” in every head")
     st.plotly_chart(fig, key="coref_rows")
 
@@ -103,8 +115,7 @@ def pair_view(device_name: str, chosen: tuple[int, int]):
     a = clip_text(c1.text_input("Sentence A", text_a, key=f"coref_a_{pick}", max_chars=MAX_CHARS))
     b = clip_text(c2.text_input("Sentence B", text_b, key=f"coref_b_{pick}", max_chars=MAX_CHARS))
     run_a, run_b = coref_run(COREF_MODEL, device_name, a), coref_run(COREF_MODEL, device_name, b)
-    pa = [i for i, t in enumerate(run_a.tokens) if t in corpus.PRONOUNS]
-    pb = [i for i, t in enumerate(run_b.tokens) if t in corpus.PRONOUNS]
+    pa, pb = _pronouns(run_a.tokens), _pronouns(run_b.tokens)
     if not pa or not pb:
         st.warning("Both sentences need a pronoun (it, they, their, …).")
         return
@@ -127,10 +138,11 @@ def pair_view(device_name: str, chosen: tuple[int, int]):
 
 def render():
     st.title("Coreference: which head points “it” at “restaurant”?")
-    st.markdown("A small BERT-style encoder (4 layers × 4 heads) trained here on a generated course world. "
-                "Nobody told any head where to look: training only asked the model to fill in masked words and to "
-                "name the noun each pronoun stands for. One head learned to resolve pronouns through attention. "
-                "Pick an example or type your own text.")
+    st.markdown("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: trained "
+                "here on real English text, then on a generated course world of pronoun sentences. Nobody told any "
+                "head where to look: training only asked the model to fill in masked pieces and to name the noun "
+                "each pronoun stands for. One head learned to resolve pronouns through attention. Pick an example "
+                "or type your own text; everything is shown in whole words.")
 
     model, meta = model_or_stop(COREF_MODEL)
     chosen = tuple(meta["coref_head"])
@@ -140,7 +152,7 @@ def render():
     st.selectbox("Gallery", [t for t, _ in corpus.CLASSICS] + [OWN], key="coref_example", on_change=_pick_example)
     text = clip_text(st.text_area("Text", key="coref_text", height=110, max_chars=MAX_CHARS, on_change=_typed,
                                   help=f"Up to {MAX_CHARS} characters; the model reads at most "
-                                       f"{model.config.max_len} tokens."), MAX_CHARS)
+                                       f"{model.config.max_len} subword pieces."), MAX_CHARS)
     if not text.strip():
         st.info("Type a sentence with a pronoun, for example: The dog didn't cross the road because it was too tired.")
         st.stop()

@@ -11,7 +11,7 @@ from app_pages import _resources, _runs, _state
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
-from model.analysis.word_attention import word_attention
+from model.tasks.word_attention import word_attention
 from model.data import course_world as corpus
 from viz import export, grid, head_view
 from viz import stats as stat_viz
@@ -95,7 +95,7 @@ def render():
 
     _state.clamp_index("explorer_layer", L)
     _state.clamp_index("explorer_head", H)
-    pronoun = next((i for i, t in enumerate(tokens) if t in head_stats.PRONOUNS), 0)
+    pronoun = next((i for i, t in enumerate(tokens) if t.strip().lower() in head_stats.PRONOUNS), 0)
     _state.clamp_index("explorer_token", N, pronoun)
     if st.session_state.get("explorer_token_tokens") != tokens:   # new text: the old index names another word
         st.session_state["explorer_token_tokens"] = tokens
@@ -152,74 +152,81 @@ def render():
             st.markdown("**Automatic labels:** "
                         + "; ".join(f"{x} ({head_stats.RULES[x]})" for x in labels[layer][head]))
 
+    # lazy tabs: only the open tab's content runs on a rerun
     lines_tab, stats_tab, rollout_tab, export_tab = st.tabs(["Head view", "Attends to & statistics", "Rollout",
-                                                             "Downloads"])
+                                                             "Downloads"], key="explorer_tab", on_change="rerun")
     with lines_tab:
-        h1, h2, h3 = st.columns([2, 2, 1])
-        if "explorer_heads" not in st.session_state:          # a default only on first draw, never beside a set value
-            st.session_state.explorer_heads = list(range(H))
-        shown = h1.multiselect("Heads", range(H), key="explorer_heads", format_func=head_only,
-                               persist_state=KEEP)
-        start = max(0, min(picked - HEAD_VIEW_MAX // 2, N - HEAD_VIEW_MAX)) if N > HEAD_VIEW_MAX else 0
-        if N > HEAD_VIEW_MAX:
-            start = h2.slider("First token shown", 0, N - HEAD_VIEW_MAX, start, key=f"explorer_start_{picked}",
-                              help=f"The head view draws {HEAD_VIEW_MAX} tokens at a time.")
-        st.session_state.setdefault("explorer_min_w", 0.02)    # restored picks come back through session state
-        min_w = h3.number_input("Hide lines below", 0.0, 0.5, step=0.01, key="explorer_min_w", persist_state=KEEP)
-        st.session_state.setdefault("explorer_focus", True)
-        focus = st.toggle("Only the picked token's lines", key="explorer_focus", persist_state=KEEP,
-                          help="Left: what the picked token attends to. Right: which tokens attend to it.")
-        st.plotly_chart(head_view.plot_head_view(weights[layer], tokens, heads=shown, picked=picked if focus else None,
-                                                 start=start, stop=start + HEAD_VIEW_MAX, min_weight=min_w),
-                        key="explorer_lines", on_select=_pick_token, selection_mode="points", config=PLOT_CONFIG,
-                        width="stretch")
-        st.caption(f"{layer_label(layer)}: a line from each query (left) to each key (right), opacity = weight, "
-                   f"colour = head; weights below {min_w:g} are not drawn. Click a token to pick it.")
+        if lines_tab.open:
+            h1, h2, h3 = st.columns([2, 2, 1])
+            if "explorer_heads" not in st.session_state:      # a default only on first draw, never beside a set value
+                st.session_state.explorer_heads = list(range(H))
+            shown = h1.multiselect("Heads", range(H), key="explorer_heads", format_func=head_only,
+                                   persist_state=KEEP)
+            start = max(0, min(picked - HEAD_VIEW_MAX // 2, N - HEAD_VIEW_MAX)) if N > HEAD_VIEW_MAX else 0
+            if N > HEAD_VIEW_MAX:
+                start = h2.slider("First token shown", 0, N - HEAD_VIEW_MAX, start, key=f"explorer_start_{picked}",
+                                  help=f"The head view draws {HEAD_VIEW_MAX} tokens at a time.")
+            st.session_state.setdefault("explorer_min_w", 0.02)    # restored picks come back through session state
+            min_w = h3.number_input("Hide lines below", 0.0, 0.5, step=0.01, key="explorer_min_w", persist_state=KEEP)
+            st.session_state.setdefault("explorer_focus", True)
+            focus = st.toggle("Only the picked token's lines", key="explorer_focus", persist_state=KEEP,
+                              help="Left: what the picked token attends to. Right: which tokens attend to it.")
+            lines = head_view.plot_head_view(weights[layer], tokens, heads=shown, picked=picked if focus else None,
+                                             start=start, stop=start + HEAD_VIEW_MAX, min_weight=min_w)
+            st.plotly_chart(lines,
+                            key="explorer_lines", on_select=_pick_token, selection_mode="points", config=PLOT_CONFIG,
+                            width="stretch")
+            st.caption(f"{layer_label(layer)}: a line from each query (left) to each key (right), opacity = weight, "
+                       f"colour = head; weights below {min_w:g} are not drawn. Click a token to pick it.")
     with stats_tab:
-        st.markdown(f"**What `{tokens[picked].replace('`', chr(39))}` (token {picked}) attends to in "
-                    f"{layer_label(layer)}**")
-        st.plotly_chart(stat_viz.plot_attends_to(weights[layer], tokens, picked, heads=range(H)),
-                        key="explorer_bars", config=PLOT_CONFIG, width="stretch")
-        which = st.selectbox("Statistic", list(STAT_NAMES), format_func=STAT_NAMES.get, key="explorer_stat",
-                             persist_state=KEEP)
-        st.plotly_chart(stat_viz.plot_stat_map(stats[which], name=STAT_NAMES[which], labels=labels),
-                        key="explorer_statmap", config=PLOT_CONFIG, width="stretch")
-        table = pd.DataFrame([{"head": head_label(lay, h), **{STAT_NAMES[k]: stats[k][lay, h] for k in STAT_NAMES},
-                               "labels": ", ".join(labels[lay][h])} for lay in range(L) for h in range(H)])
-        st.dataframe(table, hide_index=True, width="stretch")
-        st.markdown("**Label rules** (on this text):\n"
-                    + "\n".join(f"- **{k}**: {v}" for k, v in head_stats.RULES.items()))
+        if stats_tab.open:
+            st.markdown(f"**What `{tokens[picked].replace('`', chr(39))}` (token {picked}) attends to in "
+                        f"{layer_label(layer)}**")
+            st.plotly_chart(stat_viz.plot_attends_to(weights[layer], tokens, picked, heads=range(H)),
+                            key="explorer_bars", config=PLOT_CONFIG, width="stretch")
+            which = st.selectbox("Statistic", list(STAT_NAMES), format_func=STAT_NAMES.get, key="explorer_stat",
+                                 persist_state=KEEP)
+            st.plotly_chart(stat_viz.plot_stat_map(stats[which], name=STAT_NAMES[which], labels=labels),
+                            key="explorer_statmap", config=PLOT_CONFIG, width="stretch")
+            table = pd.DataFrame([{"head": head_label(lay, h), **{STAT_NAMES[k]: stats[k][lay, h] for k in STAT_NAMES},
+                                   "labels": ", ".join(labels[lay][h])} for lay in range(L) for h in range(H)])
+            st.dataframe(table, hide_index=True, width="stretch")
+            st.markdown("**Label rules** (on this text):\n"
+                        + "\n".join(f"- **{k}**: {v}" for k, v in head_stats.RULES.items()))
     with rollout_tab:
-        roll = analysis.rollout(weights)
-        upto = st.selectbox("Rollout through layer", range(L), index=L - 1, key="explorer_rollout_layer",
-                            format_func=layer_label)
-        st.plotly_chart(grid.plot_zoom(roll[upto], q_labels=tokens, k_labels=tokens, log=log),
-                        key="explorer_rollout", config=PLOT_CONFIG, width="stretch")
-        st.caption("Attention rollout (Abnar & Zuidema 2020): each layer's head-averaged weights mixed half-and-half "
-                   f"with the identity (the residual path), rows renormalised, multiplied from {layer_label(0)} up. "
-                   "Row i: how "
-                   "much of token i's representation after that layer traces back to each input token.")
+        if rollout_tab.open:
+            roll = analysis.rollout(weights)
+            upto = st.selectbox("Rollout through layer", range(L), index=L - 1, key="explorer_rollout_layer",
+                                format_func=layer_label)
+            st.plotly_chart(grid.plot_zoom(roll[upto], q_labels=tokens, k_labels=tokens, log=log),
+                            key="explorer_rollout", config=PLOT_CONFIG, width="stretch")
+            st.caption("Attention rollout (Abnar & Zuidema 2020): each layer's head-averaged weights mixed "
+                       f"half-and-half with the identity (the residual path), rows renormalised, multiplied from "
+                       f"{layer_label(0)} up. "
+                       "Row i: how "
+                       "much of token i's representation after that layer traces back to each input token.")
     with export_tab:
-        stem = f"{name}_{file_label(layer, head)}"
-        d1, d2, d3 = st.columns(3)
-        # every file is made on click (a callable): nothing is rendered or held in memory for a button not pressed
-        png = grid_img.png
-        d1.download_button("Grid (PNG)", lambda: png, f"{name}_all_heads.png", "image/png", on_click="ignore")
-        d1.download_button("Zoomed head (PNG)", lambda: export.heatmap_png(zoom, log=log), f"{stem}.png", "image/png",
-                           on_click="ignore")
-        if max(zoom.shape) <= export.SVG_MAX_TOKENS:
-            title = f"{name} {head_label(layer, head)}"
-            d2.download_button("Zoomed head (SVG)",
-                               lambda: export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels, title=title,
-                                                          log=log),
-                               f"{stem}.svg", "image/svg+xml", on_click="ignore")
-        else:
-            d2.caption(f"SVG export is offered up to {export.SVG_MAX_TOKENS} tokens; use the PNG.")
-        d3.download_button("All weights (CSV)", lambda: export.weights_csv(weights, tokens), f"{name}_weights.csv",
-                           "text/csv", on_click="ignore")
-        d3.download_button("All weights (JSON)", lambda: export.weights_json(weights, tokens, model=name,
-                                                                             notices=run.notices),
-                           f"{name}_weights.json", "application/json", on_click="ignore")
-        st.caption(f"CSV: one row per layer, head and query, one column per key ({L * H * N:,} rows); JSON: "
-                   f"weights[layer][head][query][key]. 9 significant digits (exact float32). Every chart's camera icon "
-                   f"saves it as PNG.")
+        if export_tab.open:
+            stem = f"{name}_{file_label(layer, head)}"
+            d1, d2, d3 = st.columns(3)
+            # every file is made on click (a callable): nothing is rendered or held in memory for a button not pressed
+            png = grid_img.png
+            d1.download_button("Grid (PNG)", lambda: png, f"{name}_all_heads.png", "image/png", on_click="ignore")
+            d1.download_button("Zoomed head (PNG)", lambda: export.heatmap_png(zoom, log=log), f"{stem}.png",
+                               "image/png", on_click="ignore")
+            if max(zoom.shape) <= export.SVG_MAX_TOKENS:
+                title = f"{name} {head_label(layer, head)}"
+                d2.download_button("Zoomed head (SVG)",
+                                   lambda: export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels, title=title,
+                                                              log=log),
+                                   f"{stem}.svg", "image/svg+xml", on_click="ignore")
+            else:
+                d2.caption(f"SVG export is offered up to {export.SVG_MAX_TOKENS} tokens; use the PNG.")
+            d3.download_button("All weights (CSV)", lambda: export.weights_csv(weights, tokens), f"{name}_weights.csv",
+                               "text/csv", on_click="ignore")
+            d3.download_button("All weights (JSON)", lambda: export.weights_json(weights, tokens, model=name,
+                                                                                 notices=run.notices),
+                               f"{name}_weights.json", "application/json", on_click="ignore")
+            st.caption(f"CSV: one row per layer, head and query, one column per key ({L * H * N:,} rows); JSON: "
+                       f"weights[layer][head][query][key]. 9 significant digits (exact float32). Every chart's camera "
+                       f"icon saves it as PNG.")

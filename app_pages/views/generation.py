@@ -1,10 +1,13 @@
-"""Decoder & generation: how a GPT-style model writes text one token at a time (textbook 12.7).
+"""Decoder & generation: how a GPT-style model writes text one token at a time (textbook 12.7), on any typed text.
 
-Teaches: the next-token distribution and temperature; greedy choice, seeded top-k sampling and
-beam search (with its tree); the causal attention that grows one row per generated token and puts
-exactly zero weight on the future; masked-LM fill-in with the encoder; and the two pre-training
-objectives side by side (which positions give a loss term).
+Teaches: the next-token distribution and temperature; greedy choice, seeded top-k sampling and beam search
+(with its tree); the causal attention that grows one row per generated token and puts exactly zero weight on
+the future; masked-LM fill-in with the encoder (context on both sides); and the two pre-training objectives
+side by side (which positions give a loss term). Both models read byte-level BPE pieces, so no text is unknown.
 """
+import re
+import unicodedata
+
 import numpy as np
 import streamlit as st
 
@@ -12,8 +15,9 @@ from app_pages import _resources, _runs
 from app_pages._markup import esc, md
 from labels import head_label, head_only, layer_label
 from model import checkpoints
+from model.checkpoints import CheckpointError
 from model.data import text_input
-from model.data.word_tokenizer import EOS, split_words
+from model.data.bpe import EOS
 from model.tasks.fill_mask import FillMaskError, encode_with_masks
 from model.tasks.generation import MAX_NEW_TOKENS, GenerationError
 from model.training.objectives import choose_masked
@@ -21,220 +25,326 @@ from viz.generation import plot_beam_tree, plot_causal_growth, plot_next_token_b
 from viz.heatmap import plot_heatmap
 
 MAX_PROMPT_CHARS = 2_000
-MAX_OBJECTIVE_WORDS = 120      # the encoder reads 128 positions with [CLS] and [SEP]
-DEFAULT_PROMPT = "the restaurant refused to serve me a"
-DEFAULT_FILL = "The animal didn't cross the street because it was too tired."
-DEFAULT_SENTENCE = "the cafe would not sell us the soup because it was too salty ."
+MAX_FILL_CHARS = 600
+MAX_SENTENCE_CHARS = 400
+MAX_FILL_SHOWN = 6             # masked pieces drawn with bars and attention; the rest are listed in a table
+PIECES_LISTED = 40             # prompt pieces listed under the prompt
+DEFAULT_PROMPT = "The restaurant refused to serve me a"
+DEFAULT_FILL = "piano: a keyboard instrument that is <mask> by pressing keys."
+DEFAULT_SENTENCE = "The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food."
+CORPORA = {"model.data.real_text": "real English and Chinese text: WordNet's glosses and examples, English fortune "
+                                   "cookies, Chinese fortunes and poems (docs/data-card.md)"}
 
 
-def words_text(tokens) -> str:
-    return " ".join(tokens)
+def visible(piece: str) -> str:
+    """Spaces, newlines and tabs drawn as ␣ ↵ ⇥ so a piece shows where a word starts (as on the tokenization page)."""
+    return piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+
+
+def continuation(tok, ids, n_prompt: int) -> str:
+    """The text ids[n_prompt:] add to the prompt, decoded with the prompt so spaces (and characters whose bytes
+    straddle the two) come out right; special tokens left out."""
+    head, full = tok.decode(ids[:n_prompt], skip_special=True), tok.decode(ids, skip_special=True)
+    return full[len(head):] if full.startswith(head) else tok.decode(ids[n_prompt:], skip_special=True,
+                                                                      strip_prefix=False)
+
+
+def written(head: str, tail: str) -> str:
+    """Markdown of a prompt and its continuation, the continuation in bold line by line; typed text shown as
+    typed. Spaces stay outside the ** (where they would break it), and a hair space (Unicode whitespace) goes
+    before ** that would otherwise sit between a letter and punctuation, where CommonMark would not open it."""
+    out = md(head).replace("\n", "  \n")
+    for n, line in enumerate(tail.split("\n")):
+        out += "  \n" if n else ""
+        core = line.strip()
+        if not core:
+            out += line
+            continue
+        lead = line[:len(line) - len(line.lstrip())]
+        prev = (out + lead)[-1:]
+        starts_punct = unicodedata.category(core[0])[0] in "PS"
+        gap = "\u200a" if prev and starts_punct and not (prev.isspace() or unicodedata.category(prev)[0] in "PS") \
+            else ""
+        out += f"{lead}{gap}**{md(core)}**{line[len(line.rstrip()):]}"
+    return out
+
+
+def prob(p: float) -> str:
+    """A probability with four decimals, or two significant digits where those would read 0.0000."""
+    return f"{p:.4f}" if p >= 5e-5 else f"{p:.1e}"
+
+
+def code(piece: str) -> str:
+    """A piece as a Markdown code span (a fence longer than any run of backticks inside it)."""
+    fence = "`" * (max((len(r) for r in re.findall("`+", piece)), default=0) + 1)
+    pad = " " if "`" in piece else ""
+    return f"{fence}{pad}{piece}{pad}{fence}"
+
+
+def describe(name: str, meta: dict) -> str:
+    """What the decoder is, read from its metadata: size, positions, context, tokenizer, corpus, held-out score."""
+    c, r, m = meta["config"], meta.get("recipe", {}), meta.get("metrics", {})
+    corpus = r.get("corpus", "")
+    corpus = next((text for key, text in CORPORA.items() if corpus.startswith(key)), md(corpus or "an unstated corpus"))
+    seen = f", {r['tokens_seen'] / 1e6:.1f}M training tokens seen" if r.get("tokens_seen") else ""
+    out = (f"Every number here comes from the shipped model `{name}`: a GPT-style decoder, {c['n_layers']} layers × "
+           f"{c['n_heads']} heads, d_model {c['d_model']}, {c['pos_encoding']} positions, a context of "
+           f"{c['max_len']} pieces, byte-level BPE of {c['vocab_size']:,} tokens; trained on {corpus}{seen}.")
+    ppl, bigram = m.get("perplexity_heldout_real"), m.get("bigram_perplexity_heldout_real")
+    if ppl is not None and bigram is not None:
+        verdict = ("lower is better: it beats the bigram" if ppl < bigram else "lower is better: the bigram still "
+                   "wins, as this small model was trained briefly on CPUs, so expect odd text")
+        out += (f" Held-out perplexity {ppl:.1f} against {bigram:.1f} for a bigram counted on the same training "
+                f"text ({verdict}).")
+    return out
 
 
 def render():
     st.title("Decoder & generation")
-    st.caption("A GPT-style decoder predicts the next word from the words on its left only; fed its own output "
-               "back, it writes. Every number here comes from the shipped model `course_gpt` (4 layers × 4 heads, "
-               "causal mask, sinusoidal positions, 512 positions), trained on the course-world corpus.")
+    st.caption("A GPT-style decoder predicts the next piece of text from the pieces on its left only; fed its own "
+               "output back, it writes. Type anything, English or Chinese: it is read in byte-level BPE pieces, "
+               "so no word is unknown.")
     dev = _resources.device()
     gpt = _resources.GPT_MODEL
     model, meta = _resources.model_or_stop(gpt)
     tok = _resources.load_tokenizer(gpt)
-    L, H = model.config.n_layers, model.config.n_heads
+    st.caption(describe(gpt, meta))
 
-    PROMPT_HELP = ("Words of the course world (restaurants, dishes, animals, streets, trophies, suitcases…); "
-                   "unknown words are read as [UNK].")
-    prompt = _resources.clip_text(st.text_input("Prompt", DEFAULT_PROMPT, key="gen_prompt", help=PROMPT_HELP),
-                               MAX_PROMPT_CHARS)
+    prompt = _resources.clip_text(st.text_input("Prompt", DEFAULT_PROMPT, key="gen_prompt",
+                                                help="Any text; the model continues it piece by piece."),
+                                  MAX_PROMPT_CHARS)
     enc = text_input.encode(tok, prompt, _resources.text_rule(gpt))
-    if any(enc.unknown):
-        unknown = sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
-        st.warning("Not in the model's vocabulary (read as [UNK]): " + ", ".join(md(w) for w in unknown))
-    # no word typed: an empty prompt, which each prompt tab refuses with a readable message; the tabs stay drawn
-    # so that the fill-in and objectives tabs (and every pick) are not reset by an emptied prompt
-    prompt_ids = tuple(enc.ids) if len(enc.ids) >= 2 else ()
+    # nothing but whitespace typed: an empty prompt, which each prompt tab refuses with a readable message; the tabs
+    # stay drawn so that the fill-in and objectives tabs (and every pick) are not reset by an emptied prompt
+    prompt_ids = tuple(enc.ids) if prompt.strip() else ()
+    if prompt_ids:
+        pieces = enc.tokens[1:]
+        shown = " ".join(code(visible(p)) for p in pieces[:PIECES_LISTED])
+        more = f" … (+{len(pieces) - PIECES_LISTED})" if len(pieces) > PIECES_LISTED else ""
+        st.caption(f"{len(pieces)} pieces after [BOS] (␣ is a space): {shown}{more}")
 
     tab_next, tab_gen, tab_beam, tab_fill, tab_obj = st.tabs(
         ["Next token", "Generate step by step", "Beam search", "Fill-in (encoder)", "Objectives side by side"])
-
     with tab_next:
-        c1, c2 = st.columns(2)
-        temp = c1.slider("Temperature", 0.1, 3.0, 1.0, 0.1, key="next_temp",
-                         help="softmax(logits / T): below 1 sharpens, above 1 flattens.")
-        top_n = c2.slider("Tokens shown", 5, 25, 12, key="next_top")
-        try:
-            probs = _runs.gpt_next_probs(gpt, dev, prompt_ids, temp)
-        except GenerationError as e:
-            st.error(str(e))
-        else:
-            order = np.argsort(-probs)[:top_n]
-            words = [tok.vocab[i] for i in order]
-            title = f"Pr(next token | “{esc(prompt[-60:])}”), T = {temp:g}"
-            st.plotly_chart(plot_next_token_bars(words, probs[order], chosen=words[0], title=title), key="next_bars")
-            entropy = float(-(probs * np.log(np.clip(probs, 1e-300, None))).sum())
-            m1, m2, m3 = st.columns(3)
-            m1.metric("Greedy pick", words[0])
-            m2.metric("Its probability", f"{probs[order[0]]:.4f}")
-            m3.metric("Entropy (nats)", f"{entropy:.3f}")
-
+        next_token(gpt, dev, tok, prompt, prompt_ids)
     with tab_gen:
-        c1, c2, c3, c4, c5 = st.columns(5)
-        strategy = c1.radio("Strategy", ["greedy", "top_k"], key="gen_strategy",
-                            format_func=lambda s: {"greedy": "greedy", "top_k": "top-k sampling"}[s])
-        k = c2.slider("k", 1, 20, 5, key="gen_k", disabled=strategy == "greedy")
-        temp_g = c3.slider("Temperature ", 0.1, 3.0, 1.0, 0.1, key="gen_temp", disabled=strategy == "greedy")
-        seed = int(c4.number_input("Seed", 0, 10_000, 0, key="gen_seed", disabled=strategy == "greedy"))
-        max_new = c5.slider("New tokens", 1, MAX_NEW_TOKENS, 24, key="gen_max_new")
-        try:
-            gen = _runs.gpt_generate(gpt, dev, prompt_ids, max_new, strategy, k, temp_g, seed, EOS)
-        except GenerationError as e:
-            st.error(str(e))
-        else:
-            run = gen.run
-            tokens = [tok.vocab[i] for i in run.ids]
-            n_new = len(run.new_ids)
-            st.markdown(md(words_text(tokens[1:run.n_prompt])) + " **" + md(words_text(tokens[run.n_prompt:])) + "**")
-            st.caption(f"{n_new} new tokens" + (" (stopped at [EOS])" if run.stopped_at_eos else "") +
-                       f" · computed with a key/value cache; against a full recompute the largest difference is "
-                       f"{gen.logits_gap:.1e} in the logits and {gen.weights_gap:.1e} in the attention weights.")
-            signature = (prompt_ids, max_new, strategy, k, temp_g, seed)
-            if st.session_state.get("gen_signature") != signature or st.session_state.get("gen_step", 0) > n_new:
-                st.session_state.gen_signature, st.session_state.gen_step = signature, n_new   # a new run: show its end
-
-            def move(d):
-                st.session_state.gen_step = int(np.clip(st.session_state.gen_step + d, 1, n_new))
-
-            b1, b2, b3 = st.columns([1, 1, 6])
-            b1.button("◀ back", on_click=move, args=(-1,), key="gen_back", disabled=n_new < 2)
-            b2.button("next ▶", on_click=move, args=(1,), key="gen_next", disabled=n_new < 2)
-            step = b3.slider("Step", 1, max(n_new, 2), key="gen_step", disabled=n_new < 2) if n_new > 1 else 1
-            row = run.n_prompt + step - 1                      # the row of the token chosen at this step
-            c1, c2 = st.columns([3, 2])
-            with c2:
-                top = run.top_ids[step - 1]
-                st.plotly_chart(plot_next_token_bars([tok.vocab[i] for i in top], run.top_probs[step - 1],
-                                                     chosen=tokens[row], title=f"Step {step}: the choices"),
-                                key="gen_choices")
-            with c1:
-                lc, hc = st.columns(2)
-                layer = lc.selectbox("Layer", range(L), index=L - 1, key="gen_layer", format_func=layer_label)
-                head = hc.selectbox("Head", ["mean of heads", *range(H)], key="gen_head",
-                                 format_func=lambda h: h if isinstance(h, str) else head_only(h))
-                mean = head == "mean of heads"
-                w = run.weights[layer].mean(0) if mean else run.weights[layer, head]
-                shown = f"{layer_label(layer)}, mean of heads" if mean else head_label(layer, head)
-                st.plotly_chart(plot_causal_growth(w, tokens, upto=row, n_prompt=run.n_prompt,
-                                                   title=f"Causal attention after feeding “{esc(tokens[row])}” "
-                                                         f"({shown})"), key="gen_growth")
-                future = np.triu(np.ones_like(w, dtype=bool), 1)
-                st.caption(f"Rows appear one per fed token (red box: the newest). Right of the red staircase is the "
-                           f"future: largest weight there, over all layers and heads: "
-                           f"{float(run.weights[..., future].max()):g}.")
-            st.plotly_chart(plot_step_probs(tokens[run.n_prompt:], run.chosen_prob,
-                                            title="Probability of each generated token when it was chosen"),
-                            key="gen_step_probs")
-
+        step_by_step(gpt, dev, tok, model, prompt_ids)
     with tab_beam:
-        c1, c2, c3 = st.columns(3)
-        width = c1.slider("Beam width", 1, 8, 3, key="beam_width")
-        beam_len = c2.slider("Length (new tokens)", 1, 16, 8, key="beam_len")
-        alpha = c3.slider("Length penalty α", 0.0, 2.0, 0.0, 0.1, key="beam_alpha",
-                          help="Final ranking by Σ log p / n^α; α = 0 keeps the plain sum.")
-        try:
-            beam = _runs.gpt_beam(gpt, dev, prompt_ids, width, beam_len, EOS, alpha)
-        except GenerationError as e:
-            st.error(str(e))
-        else:
-            tree, greedy_ids, greedy_lp = beam.tree, beam.greedy_ids, beam.greedy_logprob
-            best, path = tree.beams[0], []
-            n = best["node"]
-            while n >= 0:
-                path.append(n)
-                n = tree.nodes[n].parent
-            labels = ["…" + words_text(tok.vocab[i] for i in prompt_ids[-3:])]
-            labels += [tok.vocab[nd.token_id] for nd in tree.nodes[1:]]
-            st.plotly_chart(plot_beam_tree([nd.step for nd in tree.nodes], [nd.parent for nd in tree.nodes], labels,
-                                           [nd.logprob for nd in tree.nodes], [nd.score for nd in tree.nodes],
-                                           [nd.status for nd in tree.nodes], best_path=path,
-                                           title=f"Beam tree: width {width}; grey = pruned, green = ended with [EOS]"),
-                            key="beam_tree")
-            rows = [{"rank": str(i + 1), "continuation": words_text(tok.vocab[t] for t in h["ids"][len(prompt_ids):]),
-                     "Σ log p": round(h["score"], 4), "score / n^α": round(h["norm_score"], 4),
-                     "ended with [EOS]": h["finished"]} for i, h in enumerate(tree.beams)]
-            greedy_words = words_text(tok.vocab[t] for t in greedy_ids[len(prompt_ids):])
-            rows.append({"rank": "greedy", "continuation": greedy_words, "Σ log p": round(greedy_lp, 4),
-                         "score / n^α": None, "ended with [EOS]": greedy_ids[-1] == EOS})
-            st.dataframe(rows, hide_index=True, key="beam_table")
-            st.caption("Greedy takes the best word at each step; beam search keeps the best few partial "
-                       "continuations and can find a likelier whole sequence.")
-
+        beams(gpt, dev, tok, prompt_ids)
     with tab_fill:
-        encoders = [n for n, m in _resources.shipped_meta().items() if m["config"].get("kind") == "encoder"
-                    and m.get("modality", "text") == "text"]
-        name = _resources.COREF_MODEL if _resources.COREF_MODEL in encoders else (encoders[0] if encoders else None)
-        if name is None:
-            hint = checkpoints.retrain_hint(_resources.COREF_MODEL)
-            st.warning(f"No text encoder is shipped yet. Train one with `{hint}`.")
-        else:
-            text = _resources.clip_text(st.text_input("Text (type [MASK] anywhere, or pick words below)", DEFAULT_FILL,
-                                                   key="fill_text"), 600)
-            plain = encode_with_masks(_resources.load_tokenizer(name), text, [])[1][1:-1]     # tokens, no [CLS]/[SEP]
-            options = [i for i, w in enumerate(plain) if w != "[MASK]"]
-            hide = st.multiselect("Words to hide", options, default=[i for i in options if plain[i] == "tired"][:1],
-                                  key="fill_words", format_func=lambda i: f"{plain[i]} ·{i + 1}")
-            top_k = st.slider("Predictions per masked word", 3, 15, 8, key="fill_k")
-            try:
-                fill = _runs.encoder_fill(name, dev, text, tuple(hide), top_k)
-            except FillMaskError as e:
-                st.error(str(e))
-            else:
-                st.caption(f"Encoder `{name}`: its masked-LM head reads context on both sides of each [MASK].")
-                for m, pos in enumerate(fill.masked):
-                    orig = fill.original[m]
-                    known = orig is not None and not np.isnan(fill.original_prob[m])
-                    head_txt = f"token ·{pos}" + (f" · hidden word “{orig}”, p = {fill.original_prob[m]:.4f}"
-                                                     if known else "")
-                    st.markdown(f"**[MASK] at {md(head_txt)}**")
-                    a, b = st.columns([2, 3])
-                    bars = plot_next_token_bars(fill.top_words[m], fill.top_probs[m], chosen=orig, y_title="filler")
-                    a.plotly_chart(bars, key=f"fill_bars_{m}")
-                    rows = fill.weights[:, :, pos].reshape(-1, len(fill.tokens))      # (L·H, N)
-                    b.plotly_chart(plot_heatmap(rows, x_labels=fill.tokens,
-                                                y_labels=[head_label(i, j) for i in range(fill.weights.shape[0])
-                                                          for j in range(fill.weights.shape[1])],
-                                                title=f"Where [MASK] ·{pos} attends, every layer and head",
-                                                y_title="layer, head"), key=f"fill_attn_{m}")
-
+        fill_in(dev)
     with tab_obj:
-        st.markdown("The encoder learns by filling in a few hidden words (a loss term only where a word is masked), "
-                    "the decoder by predicting **every** next word (a loss term everywhere), which is only honest "
-                    "because the causal mask hides the answer.")
-        sentence = _resources.clip_text(st.text_input("Sentence", DEFAULT_SENTENCE, key="obj_text"), 400)
-        words = tuple(split_words(sentence))
-        if len(words) > MAX_OBJECTIVE_WORDS:
-            st.warning(f"The sentence has {len(words)} words; only the first {MAX_OBJECTIVE_WORDS} are used.")
-            words = words[:MAX_OBJECTIVE_WORDS]
-        if not words:
-            st.info("Type a sentence.")
-            st.stop()
-        auto = choose_masked(len(words), 0.15, np.random.default_rng(0))
-        masked = st.multiselect("Masked for the encoder (about 15 % as in BERT)", range(len(words)), default=auto,
-                                key="obj_masked", format_func=lambda i: f"{words[i]} ·{i}")
-        encoder = _resources.COREF_MODEL if _resources.COREF_MODEL in checkpoints.shipped() else None
-        losses = _runs.objective_losses(gpt, dev, words, tuple(sorted(masked)), encoder)
-        mlm, clm, dec_w = losses.mlm, losses.clm, losses.weights
-        st.plotly_chart(plot_objectives(list(words), mlm, clm, title="Loss terms per word (−log p of the true word)"),
-                        key="obj_losses")
-        m1, m2, m3 = st.columns(3)
-        m1.metric("Encoder loss terms", f"{len(masked)} of {len(words)}")
-        m2.metric("Decoder loss terms", f"{len(words)} of {len(words)}")
-        m3.metric("Decoder mean loss (nats)", f"{float(np.mean(clm)):.3f}")
-        if encoder is None:
-            st.caption("No encoder is shipped yet, so its row stays empty.")
-        dec_tokens = ["[BOS]", *words]
-        future = np.triu(np.ones(dec_w.shape[-2:], dtype=bool), 1)
-        st.plotly_chart(plot_heatmap(dec_w[0].mean(0), x_labels=dec_tokens, y_labels=dec_tokens,
-                                     title=f"The decoder's causal attention ({layer_label(0)}, mean of heads)"),
-                        key="obj_mask")
-        st.caption(f"Weight on future tokens, largest over all {dec_w.shape[0]} layers and {dec_w.shape[1]} heads: "
-                   f"{float(dec_w[..., future].max()):g}. Position i predicts word i + 1 without seeing it.")
+        objectives(gpt, dev, tok)
+
+
+def next_token(gpt, dev, tok, prompt, prompt_ids):
+    c1, c2 = st.columns(2)
+    temp = c1.slider("Temperature", 0.1, 3.0, 1.0, 0.1, key="next_temp",
+                     help="softmax(logits / T): below 1 sharpens, above 1 flattens.")
+    top_n = c2.slider("Tokens shown", 5, 25, 12, key="next_top")
+    try:
+        probs = _runs.gpt_next_probs(gpt, dev, prompt_ids, temp)
+    except GenerationError as e:
+        st.error(str(e))
+        return
+    order = np.argsort(-probs)[:top_n]
+    pieces = [visible(tok.piece(i)) for i in order]
+    title = f"Pr(next token | “{esc(prompt[-60:])}”), T = {temp:g}"
+    st.plotly_chart(plot_next_token_bars(pieces, probs[order], chosen=pieces[0], title=title), key="next_bars")
+    entropy = float(-(probs * np.log(np.clip(probs, 1e-300, None))).sum())
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Greedy pick", pieces[0])
+    m2.metric("Its probability", f"{probs[order[0]]:.4f}")
+    m3.metric("Entropy (nats)", f"{entropy:.3f}")
+    st.caption(f"One bar per BPE piece of the {len(tok):,}-token vocabulary; ␣ is a space (a piece that starts a "
+               "word), ↵ a line break.")
+
+
+def step_by_step(gpt, dev, tok, model, prompt_ids):
+    L, H = model.config.n_layers, model.config.n_heads
+    c1, c2, c3, c4, c5 = st.columns(5)
+    strategy = c1.radio("Strategy", ["greedy", "top_k"], key="gen_strategy",
+                        format_func=lambda s: {"greedy": "greedy", "top_k": "top-k sampling"}[s])
+    k = c2.slider("k", 1, 20, 5, key="gen_k", disabled=strategy == "greedy")
+    temp_g = c3.slider("Temperature ", 0.1, 3.0, 1.0, 0.1, key="gen_temp", disabled=strategy == "greedy")
+    seed = int(c4.number_input("Seed", 0, 10_000, 0, key="gen_seed", disabled=strategy == "greedy"))
+    max_new = c5.slider("New tokens", 1, MAX_NEW_TOKENS, 24, key="gen_max_new")
+    try:
+        gen = _runs.gpt_generate(gpt, dev, prompt_ids, max_new, strategy, k, temp_g, seed, EOS)
+    except GenerationError as e:
+        st.error(str(e))
+        return
+    run = gen.run
+    tokens = [visible(tok.piece(i)) for i in run.ids]
+    n_new = len(run.new_ids)
+    head = tok.decode(run.ids[:run.n_prompt], skip_special=True)
+    st.markdown(written(head, continuation(tok, run.ids, run.n_prompt)))
+    st.caption(f"{n_new} new tokens in bold" + (" (stopped at [EOS])" if run.stopped_at_eos else "") +
+               f" · computed with a key/value cache; against a full recompute the largest difference is "
+               f"{gen.logits_gap:.1e} in the logits and {gen.weights_gap:.1e} in the attention weights.")
+    signature = (prompt_ids, max_new, strategy, k, temp_g, seed)
+    if st.session_state.get("gen_signature") != signature or st.session_state.get("gen_step", 0) > n_new:
+        st.session_state.gen_signature, st.session_state.gen_step = signature, n_new   # a new run: show its end
+
+    def move(d):
+        st.session_state.gen_step = int(np.clip(st.session_state.gen_step + d, 1, n_new))
+
+    b1, b2, b3 = st.columns([1, 1, 6])
+    b1.button("◀ back", on_click=move, args=(-1,), key="gen_back", disabled=n_new < 2)
+    b2.button("next ▶", on_click=move, args=(1,), key="gen_next", disabled=n_new < 2)
+    step = b3.slider("Step", 1, max(n_new, 2), key="gen_step", disabled=n_new < 2) if n_new > 1 else 1
+    row = run.n_prompt + step - 1                      # the row of the token chosen at this step
+    c1, c2 = st.columns([3, 2])
+    with c2:
+        top = run.top_ids[step - 1]
+        st.plotly_chart(plot_next_token_bars([visible(tok.piece(i)) for i in top], run.top_probs[step - 1],
+                                             chosen=tokens[row], title=f"Step {step}: the choices"), key="gen_choices")
+    with c1:
+        lc, hc = st.columns(2)
+        layer = lc.selectbox("Layer", range(L), index=L - 1, key="gen_layer", format_func=layer_label)
+        head = hc.selectbox("Head", ["mean of heads", *range(H)], key="gen_head",
+                            format_func=lambda h: h if isinstance(h, str) else head_only(h))
+        mean = head == "mean of heads"
+        w = run.weights[layer].mean(0) if mean else run.weights[layer, head]
+        shown = f"{layer_label(layer)}, mean of heads" if mean else head_label(layer, head)
+        st.plotly_chart(plot_causal_growth(w, tokens, upto=row, n_prompt=run.n_prompt,
+                                           title=f"Causal attention after feeding “{esc(tokens[row])}” ({shown})"),
+                        key="gen_growth")
+        future = np.triu(np.ones_like(w, dtype=bool), 1)
+        st.caption(f"Rows appear one per fed token (red box: the newest). Right of the red staircase is the future: "
+                   f"largest weight there, over all layers and heads: {float(run.weights[..., future].max()):g}.")
+    st.plotly_chart(plot_step_probs(tokens[run.n_prompt:], run.chosen_prob,
+                                    title="Probability of each generated token when it was chosen"),
+                    key="gen_step_probs")
+
+
+def beams(gpt, dev, tok, prompt_ids):
+    c1, c2, c3 = st.columns(3)
+    width = c1.slider("Beam width", 1, 8, 3, key="beam_width")
+    beam_len = c2.slider("Length (new tokens)", 1, 16, 8, key="beam_len")
+    alpha = c3.slider("Length penalty α", 0.0, 2.0, 0.0, 0.1, key="beam_alpha",
+                      help="Final ranking by Σ log p / n^α; α = 0 keeps the plain sum.")
+    try:
+        beam = _runs.gpt_beam(gpt, dev, prompt_ids, width, beam_len, EOS, alpha)
+    except GenerationError as e:
+        st.error(str(e))
+        return
+    tree, greedy_ids, greedy_lp, n_prompt = beam.tree, beam.greedy_ids, beam.greedy_logprob, len(prompt_ids)
+    path, n = [], tree.beams[0]["node"]
+    while n >= 0:
+        path.append(n)
+        n = tree.nodes[n].parent
+    labels = ["…" + visible(tok.decode(prompt_ids[-4:], skip_special=True)[-24:])]
+    labels += [visible(tok.piece(nd.token_id)) for nd in tree.nodes[1:]]
+    st.plotly_chart(plot_beam_tree([nd.step for nd in tree.nodes], [nd.parent for nd in tree.nodes], labels,
+                                   [nd.logprob for nd in tree.nodes], [nd.score for nd in tree.nodes],
+                                   [nd.status for nd in tree.nodes], best_path=path,
+                                   title=f"Beam tree: width {width}; grey = pruned, green = ended with [EOS]"),
+                    key="beam_tree")
+    rows = [{"rank": str(i + 1), "continuation": continuation(tok, h["ids"], n_prompt),
+             "Σ log p": round(h["score"], 4), "score / n^α": round(h["norm_score"], 4),
+             "ended with [EOS]": h["finished"]} for i, h in enumerate(tree.beams)]
+    rows.append({"rank": "greedy", "continuation": continuation(tok, greedy_ids, n_prompt),
+                 "Σ log p": round(greedy_lp, 4), "score / n^α": None, "ended with [EOS]": greedy_ids[-1] == EOS})
+    st.dataframe(rows, hide_index=True, key="beam_table")
+    st.caption("Greedy takes the best piece at each step; beam search keeps the best few partial continuations and "
+               "can find a likelier whole sequence.")
+
+
+def fill_in(dev):
+    name = _resources.FILL_MODEL
+    try:
+        _, enc_meta = _resources.load_model(name, dev)
+    except CheckpointError as e:
+        st.warning(f"The masked-LM encoder `{name}` is not available ({md(e)}). Train it with "
+                   f"`{checkpoints.retrain_hint(name)}`.")
+        return
+    tok = _resources.load_tokenizer(name)
+    text = _resources.clip_text(st.text_input("Text (type [MASK] or <mask> anywhere, or pick words below)",
+                                              DEFAULT_FILL, key="fill_text"), MAX_FILL_CHARS)
+    words = encode_with_masks(tok, text)
+    labels = [f"{w} ·{i}" + (f" ({n} pieces)" if n > 1 else "")
+              for i, (w, n) in enumerate(zip(words.words, words.word_pieces))]
+    picked = st.multiselect("Words to hide", labels, key="fill_words",
+                            help="Each piece of a hidden word becomes one [MASK]: a word of 3 pieces shows the "
+                                 "model 3 masks, so it knows the hidden word's length in pieces.")
+    top_k = st.slider("Predictions per masked piece", 3, 15, 8, key="fill_k")
+    try:
+        fill = _runs.encoder_fill(name, dev, text, tuple(labels.index(p) for p in picked if p in labels), top_k)
+    except FillMaskError as e:
+        st.error(str(e))
+        return
+    c = enc_meta["config"]
+    st.caption(f"Encoder `{name}` ({c['n_layers']} layers × {c['n_heads']} heads, reads {c['max_len']} pieces): its "
+               "masked-LM head reads the context on both sides of each [MASK]. A hidden word of several pieces "
+               "becomes that many [MASK] tokens, one prediction each. Special tokens are never proposed.")
+    st.markdown("Input: " + " ".join(code(visible(t)) for t in fill.tokens))
+    mt, tokens = fill.text, [visible(t) for t in fill.tokens]
+    heads = [head_label(i, j) for i in range(fill.weights.shape[0]) for j in range(fill.weights.shape[1])]
+    for m, pos in enumerate(mt.masked[:MAX_FILL_SHOWN]):
+        original = mt.original_ids[m]
+        if original < 0:
+            about = "typed mask"
+        else:
+            w = mt.hidden_word[m]
+            part = [k for k, hw in enumerate(mt.hidden_word) if hw == w]
+            which = f"piece {part.index(m) + 1} of {len(part)} of " if len(part) > 1 else ""
+            about = (f"hides “{visible(tok.piece(original))}”, {which}the word “{mt.words[w]}”: "
+                     f"p = {prob(fill.original_prob[m])}, rank {fill.original_rank[m]:,}")
+        st.markdown(f"**[MASK] ·{pos}** · {md(about)}")
+        a, b = st.columns([2, 3])
+        chosen = visible(tok.piece(original)) if original >= 0 else None
+        a.plotly_chart(plot_next_token_bars([visible(p) for p in fill.top_pieces[m]], fill.top_probs[m],
+                                            chosen=chosen, y_title="filler"), key=f"fill_bars_{m}")
+        rows = fill.weights[:, :, pos].reshape(-1, len(tokens))                  # (L·H, N)
+        b.plotly_chart(plot_heatmap(rows, x_labels=tokens, y_labels=heads, y_title="layer, head",
+                                    title=f"Where [MASK] ·{pos} attends, every layer and head"), key=f"fill_attn_{m}")
+    if len(mt.masked) > MAX_FILL_SHOWN:
+        st.caption(f"{len(mt.masked)} masked pieces; the first {MAX_FILL_SHOWN} are drawn, the rest listed.")
+        st.dataframe([{"position": pos, "best filler": visible(fill.top_pieces[m][0]),
+                       "p": round(float(fill.top_probs[m, 0]), 4)}
+                      for m, pos in enumerate(mt.masked) if m >= MAX_FILL_SHOWN], hide_index=True, key="fill_rest")
+
+
+def objectives(gpt, dev, tok):
+    st.markdown("The encoder learns by filling in a few hidden pieces (a loss term only where a piece is masked), "
+                "the decoder by predicting **every** next piece (a loss term everywhere), which is only honest "
+                "because the causal mask hides the answer.")
+    sentence = _resources.clip_text(st.text_input("Sentence", DEFAULT_SENTENCE, key="obj_text"), MAX_SENTENCE_CHARS)
+    encoder = _resources.FILL_MODEL
+    shared = (encoder in checkpoints.shipped()
+              and checkpoints.read_meta(encoder)["tokenizer"] == checkpoints.read_meta(gpt)["tokenizer"])
+    gpt_len = _resources.load_model(gpt, dev)[0].config.max_len - 1                      # after [BOS]
+    limit = min(gpt_len, checkpoints.read_meta(encoder)["config"]["max_len"] - 2) if shared else gpt_len
+    pieces = text_input.encode(tok, sentence, "plain")
+    ids, shown = pieces.ids, [visible(t) for t in pieces.tokens]
+    if len(ids) > limit:
+        st.warning(f"The sentence is {len(ids)} pieces long; only the first {limit} are used.")
+        ids, shown = ids[:limit], shown[:limit]
+    if not ids:
+        st.info("Type a sentence.")
+        return
+    labels = [f"{p} ·{i}" for i, p in enumerate(shown)]
+    if st.session_state.get("obj_seen") != tuple(ids):                 # a new sentence: BERT's 15 % afresh
+        st.session_state.obj_seen = tuple(ids)
+        st.session_state.obj_masked = [labels[i] for i in choose_masked(len(ids), 0.15, np.random.default_rng(0))]
+    picked = st.multiselect("Masked for the encoder (about 15 % of the pieces, as in BERT)", labels, key="obj_masked")
+    masked = tuple(sorted(labels.index(p) for p in picked if p in labels))
+    losses = _runs.objective_losses(gpt, dev, tuple(ids), masked, encoder if shared else None)
+    mlm, clm, dec_w = losses.mlm, losses.clm, losses.weights
+    st.plotly_chart(plot_objectives(shown, mlm, clm, title="Loss terms per piece (−log p of the true piece)",
+                                    unit="piece"),
+                    key="obj_losses")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Encoder loss terms", f"{len(masked)} of {len(ids)}")
+    m2.metric("Decoder loss terms", f"{len(ids)} of {len(ids)}")
+    m3.metric("Decoder mean loss (nats)", f"{float(np.mean(clm)):.3f}")
+    st.caption(f"Encoder `{encoder}`, decoder `{gpt}`, the same BPE pieces." if shared else
+               f"The encoder `{encoder}` is not shipped with the decoder's tokenizer, so its row stays empty.")
+    dec_tokens = ["[BOS]", *shown]
+    future = np.triu(np.ones(dec_w.shape[-2:], dtype=bool), 1)
+    st.plotly_chart(plot_heatmap(dec_w[0].mean(0), x_labels=dec_tokens, y_labels=dec_tokens,
+                                 title=f"The decoder's causal attention ({layer_label(0)}, mean of heads)"),
+                    key="obj_mask")
+    st.caption(f"Weight on future pieces, largest over all {dec_w.shape[0]} layers and {dec_w.shape[1]} heads: "
+               f"{float(dec_w[..., future].max()):g}. Position i predicts piece i + 1 without seeing it.")

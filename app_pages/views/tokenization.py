@@ -80,7 +80,7 @@ def _typed():
 
 @st.cache_resource
 def word_vocabulary():
-    """The course world's word tokenizer (the vocabulary today's shipped text models read)."""
+    """The course world's word tokenizer (the 328-word vocabulary the first text models read)."""
     return course_world.tokenizer()
 
 
@@ -144,8 +144,9 @@ def cuts_section(text: str, bpe):
                                for n, (p, bad) in enumerate(zip(c.pieces, c.unknown))]), unsafe_allow_html=True)
     unknown = sorted({p for p, bad in zip(cuts[0].pieces, cuts[0].unknown) if bad})
     st.caption(f"Words come from the course world's word vocabulary ({len(word_vocabulary()):,} entries, "
-               "model.data.course_world.tokenizer()), the one today's shipped text models read. A word outside "
-               "it becomes [UNK] (dashed red): the model cannot tell one unknown word from another. Characters "
+               "model.data.course_world.tokenizer()), the one the app's first text models read; every "
+               "self-attention model now reads BPE pieces. A word outside it becomes [UNK] (dashed red): the model "
+               "cannot tell one unknown word from another. Characters "
                "and bytes never miss, but every token more is a row and a column more in every head's N × N "
                "attention matrix.")
     if unknown:

@@ -74,7 +74,7 @@ def coref_score(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
     None when the text has no pronoun with an earlier content word. -> (L, H)."""
     scores = []
     for i, t in enumerate(tokens):
-        if t.lower() not in PRONOUNS:
+        if t.strip().lower() not in PRONOUNS:
             continue
         cands = [j for j in range(i - 1) if _content(tokens[j])]
         if cands:
@@ -83,7 +83,7 @@ def coref_score(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
 
 
 def _content(token: str) -> bool:
-    t = token.lower()
+    t = token.strip().lower()
     return (token.upper() not in SPECIAL_TOKENS and t not in PRONOUNS and t not in FUNCTION_WORDS
             and any(c.isalnum() for c in t))
 

@@ -4,13 +4,17 @@ multi-sentence passages where "they/their" refer across sentences, single facts 
 
 Splits: noun pairs are divided train / val / held-out, and two frames per schema are held out; the
 textbook paragraph and the classic lecture examples never appear in training data.
-Indices (`Ref.pronoun_index`, `Ref.antecedent_index`) count words of `tokenizer.split_words(text)`,
-without [CLS]; add 1 when the text is encoded with add_cls_sep=True.
+The lexicon: each schema's two noun classes are a hand-picked core (the lecture's nouns) grown with WordNet 3.0
+nouns of the same kind (model/data/wordnet_lexicon.py), so most held-out sentences hold words a 328-word
+vocabulary never had. Texts are written as a person types them ("The cafe ... food.").
+Indices (`Ref.pronoun_index`, `Ref.antecedent_index`) count words of `word_tokenizer.split_words(text)`,
+without [CLS]; add 1 when the text is encoded with [CLS] in front.
 """
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from model.data import wordnet_lexicon
 from model.data.word_tokenizer import WordTokenizer, split_words
 
 PARAGRAPH = ("The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food. "
@@ -84,6 +88,61 @@ SCHEMAS = {
                 "the {b} had no room for the {a} because it {p} .",
                 "the {b} did not take the {a} because it {p} .")),
 }
+# WordNet roots each noun class grows from: (lemma, sense, hyponym depth, only sense-tagged lemmas)
+GROWTH = {
+    "venue_dish": ([("restaurant", 1, 2, False)],
+                   [("soup", 1, 1, False), ("sandwich", 1, 1, False), ("pastry", 2, 2, False)]),
+    "animal_place": ([("dog", 1, 2, True), ("horse", 1, 1, True), ("bird", 1, 2, True), ("mammal", 1, 3, True)],
+                     [("stream", 1, 1, False), ("bridge", 1, 1, False), ("thoroughfare", 1, 2, True),
+                      ("road", 1, 2, True)]),
+    "object_container": ([("stringed_instrument", 1, 2, False), ("toy", 1, 2, True), ("lamp", 1, 2, True)],
+                         [("bag", 1, 2, True), ("box", 1, 2, True), ("vessel", 3, 2, True), ("case", 5, 1, False)]),
+}
+# WordNet lemmas whose everyday sense is another kind of thing (a "jade" horse, a "sub" sandwich), or that
+# the predicates do not fit
+NOT_GROWN = frozenset("""
+special viand mold stock chip crisp grill buttery automat caff estaminet cybercafe rotisserie sub torpedo wedge
+zep western bomber grinder hero wrap butty julienne marmite potage pottage run branch line flash spot top hobby
+slide swing string chordophone grand upright clavier cither zithern cittern cithern citole gittern cembalo
+pianoforte poll roller queen painter pussy jade plug poster hack mount bay toy flat safe skin pocket envelope
+well butt stoop still retort mortar drum scoop compact kit shoe sleeve quiver portfolio puff napoleon chou dowdy
+pandowdy patty bouchee timbale streusel frangipane livestock stock buck blower bat primate cur headstream
+corduroy drive pike spur artery impasse highroad thruway shortcut overcrossing flyover borsh borsht borshch
+bortsch lobscuse hoagy snowball balloon rattle slingshot puppet spotlight streetlight bulb torch birdbath
+washbasin washbowl tank boiler basin bath reservoir dipper gourd flask urn pitcher pail coffin mailbox snuffbox
+notecase billfold pocketbook cardcase locket pillbox baggage luggage saddlebag haversack purse handbag
+""".split())
+MAX_GROWN = 24         # grown nouns added per class at most, in WordNet's order
+
+
+def _grow(core: tuple, roots: list, taken: set) -> tuple:
+    """core nouns + up to MAX_GROWN WordNet nouns under roots (taken from each root in turn) that no other
+    class holds."""
+    lists = [wordnet_lexicon.hyponyms(lemma, sense, depth, tagged) for lemma, sense, depth, tagged in roots]
+    grown = []
+    for i in range(max(map(len, lists))):
+        for w in [ws[i] for ws in lists if i < len(ws)]:
+            if w not in NOT_GROWN and w not in core and w not in taken and w not in grown:
+                grown.append(w)
+    return tuple(core) + tuple(grown[:MAX_GROWN])
+
+
+def _grown_schemas(core: dict) -> dict:
+    """SCHEMAS with every noun class grown; a noun lands in one class only (the core lists win)."""
+    taken = {n for s in core.values() for n in s.a_nouns + s.b_nouns}
+    out = {}
+    for name, s in core.items():
+        a_roots, b_roots = GROWTH[name]
+        a = _grow(s.a_nouns, a_roots, taken)
+        taken |= set(a)
+        b = _grow(s.b_nouns, b_roots, taken)
+        taken |= set(b)
+        out[name] = replace(s, a_nouns=a, b_nouns=b)
+    return out
+
+
+CORE_NOUNS = {name: (s.a_nouns, s.b_nouns) for name, s in SCHEMAS.items()}
+SCHEMAS = _grown_schemas(SCHEMAS)
 HELDOUT_FRAMES = {"venue_dish": (3, 6), "animal_place": (2, 6), "object_container": (2, 7)}
 # the classic lecture pairs are always held out, so their sentences can never be in training
 CLASSIC_PAIRS = {("restaurant", "sandwich"), ("animal", "street"), ("trophy", "suitcase")}
@@ -130,6 +189,17 @@ class Sample:
     pair: tuple = ()
     pair_id: str = ""
     kind: str = "sentence"        # "sentence" | "passage" | "repeat" | "fact" | "ordinary"
+
+
+def natural(text: str) -> str:
+    """'the cafe was busy , so i left .' -> 'The cafe was busy, so I left.' (the same words, as typed)."""
+    text = re.sub(r" ([.,!?])", r"\1", text)
+    text = re.sub(r"\bi\b", "I", text)
+    return re.sub(r"(^|[.!?] )([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
+
+
+def _typed(samples: list[Sample]) -> list[Sample]:
+    return [replace(s, text=natural(s.text)) for s in samples]
 
 
 def _ref(words: list[str], pron_at: int, noun: str, search_before: int | None = None) -> Ref:
@@ -250,7 +320,7 @@ def training_samples(n: int, seed: int = 0) -> list[Sample]:
             out.append(fact(rng) if rng.random() < 0.6 else ordinary(rng))
         else:
             out.append(_random_passage("train", rng))
-    return [s for s in out if s.text not in _CLASSIC_TEXTS]
+    return _typed([s for s in out if " ".join(split_words(s.text)) not in _CLASSIC_TEXTS])
 
 
 def eval_samples(split: str, n_pairs: int = 150, seed: int = 0, passages: bool = False) -> list[Sample]:
@@ -274,7 +344,7 @@ def eval_samples(split: str, n_pairs: int = 150, seed: int = 0, passages: bool =
         (a, b), f, pred = rng.choice(pairs), rng.choice(frames), rng.randrange(10)
         mod = rng.choice(SCHEMAS[name].b_modifiers)
         out += [schema_sentence(name, f, a, b, side, pred, mod) for side in "ab"]
-    return out
+    return _typed(out)
 
 
 def lm_texts(n: int, seed: int = 0) -> list[str]:
@@ -318,12 +388,17 @@ def classic_refs(text: str) -> list[Ref]:
 
 
 def tokenizer() -> WordTokenizer:
-    """The word tokenizer of every course-world model: every word the generator can emit and every word
-    of the classic examples."""
+    """The course world's word-level tokenizer (the 328-word vocabulary of the first models): every word of
+    the hand-picked lexicon, the templates and the classic examples; a WordNet-grown noun is [UNK] to it."""
     pieces = [PARAGRAPH, *[t for _, t in CLASSICS], *PEOPLE, *VERBS, *FACT_TEMPLATES, *AGENT_SENTENCES,
               *ORDINARY_TEMPLATES]
     pieces += [f for f, _ in PLURAL_FOODS] + [f"{p} {q}" for p, q in THIRD_A + THIRD_F]
     pieces = [re.sub(r"\{[a-z]+\}", " ", p) for p in pieces]
-    for s in SCHEMAS.values():
-        pieces += [*s.a_nouns, *s.b_nouns, *s.a_preds, *s.b_preds, *s.b_modifiers, *s.frames]
+    for name, s in SCHEMAS.items():
+        pieces += [*CORE_NOUNS[name][0], *CORE_NOUNS[name][1], *s.a_preds, *s.b_preds, *s.b_modifiers, *s.frames]
     return WordTokenizer.build(pieces)
+
+
+def core_words() -> set[str]:
+    """The words tokenizer() knows (no special token)."""
+    return {w for w in tokenizer().vocab if not w.startswith("[")}

@@ -1,21 +1,30 @@
-"""Where does each head point a pronoun? Resolution by one attention head (argmax of its row at the
-pronoun) and the accuracy of every head on labelled samples from the course world (model/data/course_world.py).
+"""Where does each head point a pronoun? Resolution by one attention head and the accuracy of every head on
+labelled samples from the course world (model/data/course_world.py), in whole words: a text is read with
+[CLS] and [SEP] around it, and piece attention becomes word attention as in Clark et al. 2019 (summed over a
+key word's pieces, averaged over a query word's pieces; model/tasks/word_attention.py). Word i of
+split_words(text) is word i + 1 of the encoding ([CLS] is word 0).
 """
 import numpy as np
 import torch
 
+from model.tasks.word_attention import word_attention
+from model.data import text_input
 from model.data.course_world import PRONOUNS, Sample
-from model.data.word_tokenizer import PAD, WordTokenizer, split_words
+from model.data.word_tokenizer import PAD, split_words
 from model.engine.capture import capturing
 
 
+def encode(tokenizer, text: str) -> text_input.TextEncoding:
+    return text_input.encode(tokenizer, text, "cls_sep")
+
+
 @torch.inference_mode()
-def batch_weights(model, tokenizer: WordTokenizer, texts: list[str], batch_size: int = 128) -> list[np.ndarray]:
-    """Attention of every text, with [CLS] and [SEP]: a list of (L, H, N_i, N_i) float32 arrays."""
+def batch_weights(model, tokenizer, texts: list[str], batch_size: int = 128) -> list[np.ndarray]:
+    """Piece attention of every text, with [CLS] and [SEP]: a list of (L, H, N_i, N_i) float32 arrays."""
     out = []
     device = next(model.parameters()).device
     for start in range(0, len(texts), batch_size):
-        encs = [tokenizer.encode(t, add_cls_sep=True).ids for t in texts[start:start + batch_size]]
+        encs = [encode(tokenizer, t).ids for t in texts[start:start + batch_size]]
         T = max(map(len, encs))
         ids = torch.full((len(encs), T), PAD, dtype=torch.long, device=device)
         for i, e in enumerate(encs):
@@ -27,19 +36,23 @@ def batch_weights(model, tokenizer: WordTokenizer, texts: list[str], batch_size:
     return out
 
 
-def ref_hits(model, tokenizer: WordTokenizer, samples: list[Sample]) -> np.ndarray:
-    """(L, H, R) bool: whether each head's argmax at each pronoun lands on the antecedent. R counts
-    every Ref of every sample in order."""
-    weights = batch_weights(model, tokenizer, [s.text for s in samples])
+def word_weights(model, tokenizer, texts: list[str]) -> list[np.ndarray]:
+    """Word attention of every text: a list of (L, H, W_i, W_i) arrays, W_i counting [CLS] and [SEP]."""
+    return [word_attention(w, encode(tokenizer, t).words) for w, t in zip(batch_weights(model, tokenizer, texts), texts)]
+
+
+def ref_hits(model, tokenizer, samples: list[Sample]) -> np.ndarray:
+    """(L, H, R) bool: whether each head's argmax word at each pronoun is the antecedent. R counts every Ref of
+    every sample in order."""
     hits = []
-    for w, s in zip(weights, samples):
+    for w, s in zip(word_weights(model, tokenizer, [s.text for s in samples]), samples):
         for r in s.refs:
-            row = w[:, :, r.pronoun_index + 1, :]                 # (L, H, N); +1 for [CLS]
+            row = w[:, :, r.pronoun_index + 1, :]                 # (L, H, W); +1 for [CLS]
             hits.append(row.argmax(-1) == r.antecedent_index + 1)
     return np.stack(hits, axis=-1)
 
 
-def head_accuracy(model, tokenizer: WordTokenizer, samples: list[Sample]) -> np.ndarray:
+def head_accuracy(model, tokenizer, samples: list[Sample]) -> np.ndarray:
     """(L, H) float: each head's argmax accuracy over all pronoun references of the samples."""
     return ref_hits(model, tokenizer, samples).mean(-1)
 
@@ -68,22 +81,24 @@ def baselines(samples: list[Sample]) -> dict[str, float]:
     return {"baseline_first_noun": float(np.mean(first)), "baseline_nearest_noun": float(np.mean(nearest))}
 
 
-def resolve(model, tokenizer: WordTokenizer, text: str, head: tuple[int, int], top_k: int = 5,
+def resolve(model, tokenizer, text: str, head: tuple[int, int], top_k: int = 5,
             weights: np.ndarray | None = None) -> dict:
-    """{"tokens": [...], "pronouns": [{"index", "token", "head", "antecedent", "antecedent_index",
-    "top": [[token, weight], ...]}]} for every pronoun; indices count tokens with [CLS] and [SEP].
-    weights: the (L, H, N, N) attention of this text when already computed."""
-    enc = tokenizer.encode(text, add_cls_sep=True)
+    """{"tokens": [words], "pieces": [[pieces of each word]], "pronouns": [{"index", "token", "head",
+    "antecedent", "antecedent_index", "top": [[word, weight], ...]}]} for every pronoun, in whole words
+    counted with [CLS] and [SEP]. weights: the (L, H, N, N) piece attention of this text when already computed."""
+    enc = encode(tokenizer, text)
     if weights is None:
         weights = batch_weights(model, tokenizer, [text])[0]
     layer, h = head
+    words = word_attention(weights[layer, h], enc.words)                  # (W, W)
     pronouns = []
-    for i, t in enumerate(enc.tokens):
-        if t not in PRONOUNS:
+    for i, t in enumerate(enc.word_texts):
+        if t.lower() not in PRONOUNS:
             continue
-        row = weights[layer, h, i]
+        row = words[i]
         order = np.argsort(-row, kind="stable")[:top_k]
         j = int(order[0])
-        pronouns.append({"index": i, "token": t, "head": [layer, h], "antecedent": enc.tokens[j],
-                         "antecedent_index": j, "top": [[enc.tokens[k], round(float(row[k]), 4)] for k in order]})
-    return {"tokens": enc.tokens, "pronouns": pronouns}
+        pronouns.append({"index": i, "token": t, "head": [layer, h], "antecedent": enc.word_texts[j],
+                         "antecedent_index": j, "top": [[enc.word_texts[k], round(float(row[k]), 4)] for k in order]})
+    return {"tokens": list(enc.word_texts), "pieces": [[enc.tokens[k] for k in w] for w in enc.words],
+            "pronouns": pronouns}

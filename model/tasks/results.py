@@ -39,7 +39,7 @@ class TextRun(_FrozenArrays):
     weights: (L, H, N, N) float32, rows sum to 1 over allowed keys; hidden: (L + 1, N, C), the layer inputs
     then the output; logits: (N, V); q, k, v: (L, H, N, D) and scores: (L, H, N, N) scaled, −inf where
     masked, only when asked for; notices: what the user should know (e.g. the text was cut); words: the
-    token indices of each whole word (model.analysis.word_attention turns piece attention into word attention)
+    token indices of each whole word (model.tasks.word_attention turns piece attention into word attention)
     and word_texts, each as typed.
     """
     tokens: tuple[str, ...]

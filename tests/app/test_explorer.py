@@ -106,12 +106,17 @@ def test_picked_token_bars_and_statistics_match_the_weights(tiny, page):
     expected = run_text(model, tok, page.text_area(key="explorer_text").value, "cls_sep")
     it = expected.tokens.index("it")
     assert page.selectbox(key="explorer_token").value == it                  # the first pronoun is picked
+    assert not [c for c in page.get("plotly_chart") if c.proto.id and "explorer_bars" in c.proto.id]  # lazy tab
+    page.session_state["explorer_tab"] = "Attends to & statistics"
+    page.run()
     bars = chart(page, "explorer_bars")["data"]
     for h, trace in enumerate(bars):
         assert values(trace["x"]).tolist() == pytest.approx(sorted(expected.weights[0, h, it], reverse=True)[:6])
     table = page.dataframe[0].value
     stats = head_stats.head_stats(expected.weights, expected.tokens)
     assert table["entropy (nats)"].to_numpy() == pytest.approx(stats["entropy"].ravel())
+    page.session_state["explorer_tab"] = "Rollout"
+    page.run()
     rollout = values(chart(page, "explorer_rollout")["data"][0]["z"]).reshape(len(expected.tokens), -1)
     assert np.allclose(rollout, analysis.rollout(expected.weights)[-1], atol=1e-6)
 
@@ -141,6 +146,8 @@ def test_head_view_draws_only_the_chosen_heads_and_downloads_are_offered(tiny, p
     assert not page.exception
     lines = [t for t in chart(page, "explorer_lines")["data"] if t.get("mode") == "lines"]
     assert lines and {t["line"]["color"] for t in lines} == {head_colour(2)}
+    page.session_state["explorer_tab"] = "Downloads"
+    page.run()
     labels = [b.proto.label for b in page.get("download_button")]
     assert labels == ["Grid (PNG)", "Zoomed head (PNG)", "Zoomed head (SVG)", "All weights (CSV)",
                       "All weights (JSON)"]

@@ -7,7 +7,7 @@ import pytest
 
 from app_pages import _runs
 from model import checkpoints
-from model.analysis.word_attention import word_attention
+from model.tasks.word_attention import word_attention
 from model.tasks.attention_run import run_text
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_array as values

@@ -1,40 +1,55 @@
-"""AppTest of the decoder & generation page against the shipped course_gpt (and coref_encoder)."""
-import base64
-import json
+"""AppTest of the decoder & generation page against the shipped general_gpt and general_encoder (byte-level BPE):
+any prompt, English or Chinese, the numbers on the page recomputed from the models, and the messages verbatim."""
+import re
 
 import numpy as np
 import pytest
+import torch
 
+from app_pages.views.generation import DEFAULT_PROMPT, continuation, visible, written
 from model import checkpoints
+from model.data import bpe, text_input
 from model.tasks import generation as g
-from tests.app.conftest import open_page
+from tests.app.conftest import open_page, plotly_array, plotly_chart
 
-
-def chart(at, key):
-    el = next(e for e in at.get("plotly_chart") if json.loads(e.proto.spec).get("layout") is not None
-              and e.proto.id and key in e.proto.id)
-    return json.loads(el.proto.spec)
-
-
-def values(arr):
-    """Plotly 7 packs numpy arrays as {"dtype", "bdata"}; plain lists pass through."""
-    if isinstance(arr, dict):
-        return np.frombuffer(base64.b64decode(arr["bdata"]), dtype=arr["dtype"])
-    return np.array(arr, dtype=float)
+EMPTY = "The prompt is empty: type at least one word."
+NOTHING_MASKED = "Nothing is masked: type [MASK] or <mask> in the text, or pick a word to hide."
 
 
 @pytest.fixture(scope="module")
 def at():
-    at = open_page("generation.py")
+    at = open_page("generation.py", timeout=120)
     assert not at.exception, at.exception
     return at
 
 
 @pytest.fixture(scope="module")
 def gpt():
-    model, meta = checkpoints.load("course_gpt")
-    from model.data.word_tokenizer import WordTokenizer
-    return model, WordTokenizer.from_dict(meta["tokenizer"])
+    model, meta = checkpoints.load("general_gpt")
+    return model, meta, bpe.load()
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    model, _ = checkpoints.load("general_encoder")
+    return model
+
+
+def generated(at) -> str:
+    """The generated text (the page's first markdown) as a person reads it: bold marks, hair spaces, hard breaks
+    and escapes undone."""
+    md = at.markdown[0].value
+    return re.sub(r"\\(.)", r"\1", md.replace("**", "").replace("\u200a", "").replace("  \n", "\n"))
+
+
+def texts(at) -> list[str]:
+    return [e.value for kind in ("markdown", "caption", "error", "warning", "info", "metric")
+            for e in getattr(at, kind)]
+
+
+def set_prompt(at, text):
+    at.text_input(key="gen_prompt").set_value(text).run()
+    assert not at.exception, [e.message for e in at.exception]
 
 
 def test_page_renders_every_tab(at):
@@ -42,42 +57,96 @@ def test_page_renders_every_tab(at):
     assert [t.label for t in at.tabs] == ["Next token", "Generate step by step", "Beam search",
                                           "Fill-in (encoder)", "Objectives side by side"]
     assert len(at.get("plotly_chart")) >= 5
-    assert not at.error
+    assert not at.error and not at.warning
+
+
+def test_caption_describes_the_shipped_decoder_from_its_metadata(at, gpt):
+    _, meta, _ = gpt
+    c, m = meta["config"], meta["metrics"]
+    caption = next(e.value for e in at.caption if e.value.startswith("Every number here"))
+    assert f"`general_gpt`: a GPT-style decoder, {c['n_layers']} layers × {c['n_heads']} heads" in caption
+    assert f"a context of {c['max_len']} pieces, byte-level BPE of {c['vocab_size']:,} tokens" in caption
+    assert "WordNet's glosses and examples, English fortune cookies, Chinese fortunes and poems" in caption
+    assert (f"Held-out perplexity {m['perplexity_heldout_real']:.1f} against "
+            f"{m['bigram_perplexity_heldout_real']:.1f} for a bigram") in caption
 
 
 def test_next_token_bars_are_the_models_probabilities(at, gpt):
-    model, tok = gpt
-    probs = g.next_token_probs(model, tok.encode(at.text_input(key="gen_prompt").value, bos=True).ids)
-    bars = chart(at, "next_bars")["data"][0]
-    np.testing.assert_allclose(values(bars["x"]), np.sort(probs)[::-1][:len(values(bars["x"]))], rtol=1e-5)
-    assert at.metric[0].value == tok.vocab[int(probs.argmax())]
+    model, _, tok = gpt
+    ids = text_input.encode(tok, at.text_input(key="gen_prompt").value, "bos").ids
+    probs = g.next_token_probs(model, ids)
+    bars = plotly_chart(at, "next_bars")["data"][0]
+    shown = plotly_array(bars["x"])
+    np.testing.assert_allclose(shown, np.sort(probs)[::-1][:len(shown)], rtol=1e-5)
+    assert at.metric[0].value == visible(tok.piece(int(probs.argmax())))
+
+
+def test_greedy_text_is_the_decoded_argmax_continuation(at, gpt):
+    model, _, tok = gpt
+    ids = text_input.encode(tok, DEFAULT_PROMPT, "bos").ids
+    n_prompt = len(ids)
+    with torch.inference_mode():                     # a plain loop, no cache: the argmax of a full recompute
+        while len(ids) < n_prompt + 24 and ids[-1] != bpe.EOS:
+            ids.append(int(model(torch.tensor([ids]))[0, -1].argmax()))
+    assert generated(at) == tok.decode(ids, skip_special=True)
+    assert "[UNK]" not in " ".join(texts(at))
+
+
+def test_written_keeps_spaces_outside_bold_and_escapes_typed_markup():
+    assert written("The restaurant refused to serve me a", " man.") == \
+        r"The restaurant refused to serve me a **man\.**"
+    assert written("人生", "，不") == "人生\u200a**，不**"           # CommonMark opens ** before punctuation
+    assert written("a *b*", " c\n\nd") == r"a \*b\* **c**" + "  \n  \n**d**"
+
+
+def test_continuation_decodes_with_the_prompt():
+    tok = bpe.load()
+    ids = tok.encode("我有一只猫", bos=True).ids
+    assert len(ids) > 6                                               # some characters are split into bytes
+    assert continuation(tok, ids, len(tok.encode("我有", bos=True).ids)) == "一只猫"
+    ids = tok.encode("I love you", bos=True).ids
+    assert continuation(tok, ids, 3) == " you"
+
+
+def test_a_chinese_prompt_is_continued_without_unknown_pieces(at, gpt):
+    model, _, tok = gpt
+    set_prompt(at, "床前明月光")
+    assert not at.error and not at.warning
+    ids = text_input.encode(tok, "床前明月光", "bos").ids
+    assert generated(at) == tok.decode(g.generate(model, ids, 24, eos_id=bpe.EOS).ids, skip_special=True)
+    assert generated(at).startswith("床前明月光")
+    assert "[UNK]" not in " ".join(texts(at))
+    set_prompt(at, DEFAULT_PROMPT)
 
 
 def test_top_k_with_k_1_shows_the_greedy_text(at):
-    greedy = at.markdown[0].value
+    greedy = generated(at)
     at.radio(key="gen_strategy").set_value("top_k").run()
     at.slider(key="gen_k").set_value(1).run()
     at.number_input(key="gen_seed").set_value(3).run()
     assert not at.exception
-    assert at.markdown[0].value == greedy
-    at.slider(key="gen_k").set_value(10).run()
+    assert generated(at) == greedy
+    at.slider(key="gen_k").set_value(20).run()
     at.slider(key="gen_temp").set_value(2.5).run()
-    assert at.markdown[0].value != greedy
+    assert generated(at) != greedy
     at.radio(key="gen_strategy").set_value("greedy").run()
 
 
 def test_step_buttons_move_the_attention_row(at):
+    set_prompt(at, "I love")                                          # a continuation of several pieces
     last = at.slider(key="gen_step").value
-    assert last == at.slider(key="gen_step").max >= 2           # a new run opens at its last step
+    assert last == at.slider(key="gen_step").max >= 2                # a new run opens at its last step
     at.button(key="gen_back").click().run()
     assert at.slider(key="gen_step").value == last - 1
-    z = values(chart(at, "gen_growth")["data"][0]["z"])
+    z = plotly_array(plotly_chart(at, "gen_growth")["data"][0]["z"])
     assert np.isnan(z).sum() > 0
     at.button(key="gen_next").click().run()
     assert at.slider(key="gen_step").value == last
+    set_prompt(at, DEFAULT_PROMPT)
 
 
-def test_beam_table_lists_width_beams_and_greedy(at):
+def test_beam_table_lists_width_beams_and_greedy(at, gpt):
+    _, _, tok = gpt
     at.slider(key="beam_width").set_value(4).run()
     df = at.dataframe[0].value
     assert len(df) == 5 and df["rank"].iloc[-1] == "greedy"
@@ -85,54 +154,107 @@ def test_beam_table_lists_width_beams_and_greedy(at):
     scores = df["score / n^α"].iloc[:4].astype(float).to_numpy()
     assert (np.diff(scores) <= 0).all()
     np.testing.assert_allclose(scores, df["Σ log p"].iloc[:4].astype(float), atol=1e-4)    # α = 0: the plain sum
+    assert not any("[EOS]" in c or "[UNK]" in c for c in df["continuation"])
+    at.slider(key="beam_width").set_value(3).run()
     assert not at.exception
 
 
-def test_too_long_prompt_gets_a_readable_error(at):
-    at.text_input(key="gen_prompt").set_value("the cat " * 300).run()
-    assert not at.exception
-    assert any("positions" in e.value for e in at.error)
-    at.text_input(key="gen_prompt").set_value("").run()
-    assert not at.exception
-    assert sum("at least one word" in e.value for e in at.error) == 3      # next token, generate, beam
-    at.text_input(key="gen_prompt").set_value("the restaurant refused to serve me a").run()
+def test_too_long_and_empty_prompts_get_readable_errors(at, gpt):
+    _, _, tok = gpt
+    set_prompt(at, "the cat " * 100)
+    n = len(tok.encode("the cat " * 100, bos=True).ids)
+    message = (f"The prompt has {n} tokens; with 24 new tokens that is {n + 24}, past this model's 128 positions. "
+               "Shorten the prompt or generate fewer tokens.")
+    assert message in [e.value for e in at.error]
+    set_prompt(at, "")
+    assert [e.value for e in at.error] == [EMPTY] * 3                # next token, generate, beam
+    set_prompt(at, DEFAULT_PROMPT)
+    assert not at.error
 
 
 def test_an_empty_prompt_keeps_the_fill_in_and_objectives_tabs(at):
     """Emptying the prompt used to stop the page before the tabs, so Streamlit dropped every widget in them:
     the fill-in text and the objectives picks were reset once the prompt came back."""
-    at.text_input(key="fill_text").set_value("the [MASK] crossed the street .").run()
-    at.text_input(key="gen_prompt").set_value("   ").run()
-    assert not at.exception
-    assert at.text_input(key="fill_text").value == "the [MASK] crossed the street ."
-    assert chart(at, "fill_bars_0")["data"][0]["type"] == "bar"            # the encoder still fills in
-    assert chart(at, "obj_losses")["data"]                                  # and the objectives are drawn
-    at.text_input(key="gen_prompt").set_value("the restaurant refused to serve me a").run()
-    at.text_input(key="fill_text").set_value("The animal didn't cross the street because it was too tired.").run()
+    at.text_input(key="fill_text").set_value("the <mask> crossed the street .").run()
+    set_prompt(at, "   ")
+    assert at.text_input(key="fill_text").value == "the <mask> crossed the street ."
+    assert plotly_chart(at, "fill_bars_0")["data"][0]["type"] == "bar"     # the encoder still fills in
+    assert plotly_chart(at, "obj_losses")["data"]                          # and the objectives are drawn
+    set_prompt(at, DEFAULT_PROMPT)
 
 
-def test_fill_in_predicts_the_hidden_word(at):
+def test_fill_in_a_typed_mask_shows_the_encoders_top_fillers(at, encoder):
+    tok = bpe.load()
+    text = "The <mask> pulled into the station."
+    at.text_input(key="fill_text").set_value(text).run()
+    ids = tok.encode(text, add_cls_sep=True, masks=True).ids
+    pos = ids.index(bpe.MASK)
+    with torch.inference_mode():
+        logits = encoder.lm_head(encoder.encode(torch.tensor([ids])).x)[0, pos].double()
+        logits[:len(bpe.SPECIALS)] = float("-inf")
+        best = torch.softmax(logits, -1).topk(at.slider(key="fill_k").value)
+    bars = plotly_chart(at, "fill_bars_0")["data"][0]
+    np.testing.assert_allclose(plotly_array(bars["x"]), best.values.numpy(), rtol=1e-5)
+    assert bars["customdata"] == [visible(tok.piece(i)) for i in best.indices.tolist()]
+    assert any(m.value == f"**[MASK] ·{pos}** · typed mask" for m in at.markdown)
+    z = plotly_array(plotly_chart(at, "fill_attn_0")["data"][0]["z"])
+    assert z.shape == (16, len(ids))                                  # 4 layers × 4 heads, every piece
+    assert "fill_bars_1" not in str([c.proto.id for c in at.get("plotly_chart")])
+
+
+def test_hiding_a_word_of_several_pieces_masks_each_piece(at):
+    tok = bpe.load()
+    at.text_input(key="fill_text").set_value("The restaurants were busy.").run()
+    n = len(tok.encode("restaurants").ids)
+    at.multiselect(key="fill_words").set_value([f"restaurants ·1 ({n} pieces)"]).run()
+    assert not at.error
+    heads = [m.value for m in at.markdown if m.value.startswith("**[MASK]")]
+    assert len(heads) == n > 1
+    first = visible(tok.piece(tok.encode("restaurants").ids[0]))
+    assert heads[0].startswith(f"**[MASK] ·2** · hides “{first}”, piece 1 of {n} of the word “restaurants”: p = ")
+    assert all(plotly_chart(at, f"fill_bars_{m}") for m in range(n))
     at.multiselect(key="fill_words").set_value([]).run()
-    assert any("Nothing is masked" in e.value for e in at.error)
-    at.text_input(key="fill_text").set_value("the trophy didn't fit into the suitcase because it was too [MASK] .")
-    at.run()
-    bars = chart(at, "fill_bars_0")["data"][0]
-    assert len(values(bars["x"])) == at.slider(key="fill_k").value
-    assert not at.exception
 
 
-def test_objectives_count_loss_terms_and_use_the_decoders_losses(at, gpt):
-    from model.data.word_tokenizer import split_words
-    from model.training.objectives import causal_token_losses
-    model, tok = gpt
-    at.multiselect(key="obj_masked").set_value([1, 3, 4]).run()
-    words = split_words(at.text_input(key="obj_text").value)
+def test_fill_in_messages_and_typed_special_tokens(at):
+    tok = bpe.load()
+    at.text_input(key="fill_text").set_value("The station was busy.").run()
+    assert [e.value for e in at.error] == [NOTHING_MASKED]
+    long = "a " * 130 + "<mask>"
+    at.text_input(key="fill_text").set_value(long).run()
+    n = len(tok.encode(long, add_cls_sep=True, masks=True).ids)
+    assert n > 128
+    assert [e.value for e in at.error] == [f"The text is {n} pieces long with [CLS] and [SEP]; this encoder reads "
+                                           "at most 128. Shorten it."]
+    at.text_input(key="fill_text").set_value("[CLS] The <mask> [SEP]").run()
+    assert not at.error
+    inputs = next(m.value for m in at.markdown if m.value.startswith("Input: "))
+    assert inputs.count("`[CLS]`") == 1 and inputs.count("`[MASK]`") == 1 and "`C`" in inputs     # typed: text
+    assert len([m for m in at.markdown if m.value.startswith("**[MASK]")]) == 1
+    at.text_input(key="fill_text").set_value("The <mask> pulled into the station.").run()
+
+
+def test_objectives_count_loss_terms_and_use_both_models_losses(at, gpt, encoder):
+    from model.training.objectives import causal_token_losses, masked_token_losses
+    model, _, tok = gpt
+    ids = tok.encode(at.text_input(key="obj_text").value).ids
+    labels = at.multiselect(key="obj_masked").options
+    assert len(labels) == len(ids)
+    at.multiselect(key="obj_masked").set_value([labels[1], labels[3], labels[4]]).run()
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Encoder loss terms"] == f"3 of {len(words)}"
-    assert metrics["Decoder loss terms"] == f"{len(words)} of {len(words)}"
-    losses = causal_token_losses(model, tok.encode(" ".join(words), bos=True).ids)
-    assert metrics["Decoder mean loss (nats)"] == f"{losses.mean():.3f}"
-    z = chart(at, "obj_losses")["data"][0]["z"]
-    rows = values(z).reshape(2, -1) if isinstance(z, dict) else np.array(z, dtype=float)
-    assert np.isfinite(rows[1]).all() and np.isfinite(rows[0]).sum() == (3 if "coref_encoder" in
-                                                                          checkpoints.shipped() else 0)
+    assert metrics["Encoder loss terms"] == f"3 of {len(ids)}"
+    assert metrics["Decoder loss terms"] == f"{len(ids)} of {len(ids)}"
+    clm = causal_token_losses(model, [bpe.BOS, *ids])
+    assert metrics["Decoder mean loss (nats)"] == f"{clm.mean():.3f}"
+    rows = plotly_array(plotly_chart(at, "obj_losses")["data"][0]["z"]).reshape(2, -1)
+    np.testing.assert_allclose(rows[1], clm, rtol=1e-4)
+    mlm = masked_token_losses(encoder, [bpe.CLS, *ids, bpe.SEP], [2, 4, 5])
+    np.testing.assert_allclose(rows[0][[1, 3, 4]], mlm, rtol=1e-4)
+    assert np.isnan(np.delete(rows[0], [1, 3, 4])).all()
+
+
+def test_a_new_objectives_sentence_gets_a_fresh_15_percent(at):
+    at.text_input(key="obj_text").set_value("我有一只猫，它很可爱。").run()
+    assert not at.exception and not at.error
+    picked, labels = at.multiselect(key="obj_masked").value, at.multiselect(key="obj_masked").options
+    assert len(picked) == max(1, round(0.15 * len(labels))) and set(picked) <= set(labels)

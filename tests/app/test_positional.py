@@ -108,13 +108,13 @@ def test_positions_past_the_learned_table_are_refused_clearly(at):
 
 
 def test_length_check_counts_the_tokens_each_kind_of_model_reads(at):
-    """An encoder reads [CLS] words [SEP]; the decoder course_gpt reads [BOS] words (it was counted as an encoder)."""
+    """An encoder reads [CLS] words [SEP]; the decoder general_gpt reads [BOS] pieces (it was counted as an encoder)."""
     show(at, "Beyond max_len")
     at.text_area(key="len_text").set_value("the cafe sold the soup .").run()
     assert any(s.value.startswith("8 tokens: within coref_encoder's 128") for s in at.success)
-    at.session_state["text_model"] = "course_gpt"
+    at.session_state["text_model"] = "general_gpt"
     at.run()
-    assert any(s.value.startswith("7 tokens: within course_gpt's 512") for s in at.success)
+    assert any(s.value.startswith("9 tokens: within general_gpt's 128") for s in at.success)     # [BOS] + 8 pieces
     at.session_state["text_model"] = "coref_encoder"
     at.run()
 

@@ -23,7 +23,7 @@ def _wait_charts(page, n: int):
 
 def test_coreference_page_draws_arrows_pairs_ranking_and_escapes_typed_text(page, server_url):
     _open(page, server_url)
-    expect(page.get_by_text("points it (token 11) at restaurant (token 2)", exact=False)).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("points it (word 11) at restaurant (word 2)", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)
     expect(page.locator(f"{CHART} .heatmaplayer image").first).to_be_attached(timeout=60_000)
     shot(page, "coreference_paragraph")

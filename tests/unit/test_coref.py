@@ -1,12 +1,15 @@
-"""Coreference code on tiny random models: the model class, BERT masking that spares pronouns,
-batched head accuracy against a one-text-at-a-time loop, pair accuracy, baselines, resolve()'s JSON."""
+"""Coreference code on tiny random models over the shipped BPE: the model class, BERT masking that spares
+pronouns, cloze targets at the antecedent's first piece, batched word-level head accuracy against a
+one-text-at-a-time loop, pair accuracy, baselines, resolve()'s JSON in whole words."""
 import numpy as np
 import pytest
 import torch
 
 from model.architectures.coref_encoder import CorefEncoder, coref_config
 from model.data import course_world as corpus
-from model.data.word_tokenizer import CLS, MASK, PAD, SEP, WordTokenizer
+from model.tasks.word_attention import word_attention
+from model.data import bpe, text_input
+from model.data.bpe import CLS, MASK, PAD, SEP
 from model.tasks.attention_run import run_text
 from model.tasks.coreference import baselines, batch_weights, pair_accuracy, ref_hits, resolve
 from model.training.recipes import coref_encoder as recipe
@@ -14,7 +17,7 @@ from model.training.recipes import coref_encoder as recipe
 
 @pytest.fixture(scope="module")
 def tok():
-    return corpus.tokenizer()
+    return bpe.load()
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +28,7 @@ def tiny(tok):
 
 
 def test_coref_encoder_is_an_encoder_with_two_heads(tiny, tok):
-    ids = torch.tensor([tok.encode("the cat saw the dog .", add_cls_sep=True).ids])
+    ids = torch.tensor([tok.encode("The cat saw the dog.", add_cls_sep=True).ids])
     lm, cloze = tiny.forward_both(ids, torch.tensor([0, 0]), torch.tensor([2, 5]))
     assert lm.shape == (1, ids.shape[1], len(tok)) and cloze.shape == (2, len(tok))
     with pytest.raises(ValueError, match="encoder"):
@@ -33,7 +36,7 @@ def test_coref_encoder_is_an_encoder_with_two_heads(tiny, tok):
 
 
 def test_padding_does_not_change_the_real_tokens(tiny, tok):
-    short, long = "the cat saw it .", "the restaurant refused to serve me a ham sandwich because it was cold ."
+    short, long = "The cat saw it.", "The restaurant refused to serve me a ham sandwich because it was cold."
     alone = batch_weights(tiny, tok, [short], batch_size=1)[0]
     together = batch_weights(tiny, tok, [short, long], batch_size=2)[0]
     assert alone.shape == together.shape
@@ -52,15 +55,24 @@ def test_masking_spares_pronouns_and_specials_and_masks_about_15_percent(tok):
     rate = chosen.sum() / eligible.sum()
     assert 0.12 < rate < 0.18
     assert 0.7 < (batch["inputs"][chosen] == MASK).float().mean() < 0.9
-    # cloze targets are the antecedent nouns, sitting at pronoun positions
+    # cloze sites are pronoun pieces
     assert torch.isin(batch["inputs"][batch["rows"], batch["cols"]], recipe.pronoun_ids(tok)).all()
 
 
-def test_bucketing_keeps_every_item_once():
-    items = [([0] * n, []) for n in np.random.default_rng(0).integers(3, 40, 500)]
-    batches = recipe.bucket(items, 16, window=4)
-    assert sorted(len(i[0]) for b in batches for i in b) == sorted(len(i[0]) for i in items)
-    assert all(len(b) <= 16 for b in batches)
+def test_cloze_target_is_the_first_piece_of_the_antecedent(tok):
+    sample = corpus.schema_sentence("venue_dish", 0, "brasserie", "sandwich", "b", 0)   # -> sandwich
+    sample = corpus.Sample(corpus.natural(sample.text), sample.refs)
+    ((ids, [(pos, target)]),) = recipe.encode_samples(tok, [sample])
+    pieces = [tok.piece(i) for i in ids]
+    assert pieces[pos] == " it"
+    j = ids.index(target)                                        # "... serve me a sandwich because it ..."
+    assert pieces[j - 1] == " a" and "".join(pieces[j:]).startswith(" sandwich because")
+    assert " sandwich".startswith(pieces[j]) and j < pos
+
+
+def test_pronoun_ids_spell_pronouns_only(tok):
+    spelled = {tok.piece(i).strip().lower() for i in recipe.pronoun_ids(tok).tolist()}
+    assert spelled <= set(corpus.PRONOUNS) and {"it", "they", "their"} <= spelled
 
 
 def test_ref_hits_match_one_text_at_a_time(tiny, tok):
@@ -68,7 +80,9 @@ def test_ref_hits_match_one_text_at_a_time(tiny, tok):
     hits = ref_hits(tiny, tok, samples)
     expected = []
     for s in samples:
-        w = run_text(tiny, tok, s.text, "cls_sep").weights
+        run = run_text(tiny, tok, s.text, "cls_sep")
+        w = word_attention(run.weights, run.words)                        # (L, H, W, W)
+        assert [t.lower() for t in run.word_texts[1:-1]] == corpus.split_words(s.text)
         for r in s.refs:
             expected.append(w[:, :, r.pronoun_index + 1].argmax(-1) == r.antecedent_index + 1)
     np.testing.assert_array_equal(hits, np.stack(expected, axis=-1))
@@ -91,12 +105,16 @@ def test_baselines_pick_first_and_nearest_noun():
     assert baselines([s1, s1, s2]) == {"baseline_first_noun": 2 / 3, "baseline_nearest_noun": 1 / 3}
 
 
-def test_resolve_reports_every_pronoun_with_its_argmax(tiny, tok):
+def test_resolve_reports_every_pronoun_in_whole_words(tiny, tok):
     text = "The cafe lost the Zorblax because it was closed. Their staff was kind."
     out = resolve(tiny, tok, text, (1, 2), top_k=4)
     assert out["tokens"][0] == "[CLS]" and out["tokens"][-1] == "[SEP]"
-    assert [p["token"] for p in out["pronouns"]] == ["it", "their"]
-    w = batch_weights(tiny, tok, [text])[0]
+    assert out["tokens"][1:6] == ["The", "cafe", "lost", "the", "Zorblax"]
+    enc = text_input.encode(tok, text, "cls_sep")
+    assert out["pieces"] == [[enc.tokens[k] for k in w] for w in enc.words]
+    assert "".join(out["pieces"][5]) == " Zorblax" and len(out["pieces"][5]) > 1     # an unseen word, in pieces
+    assert [p["token"] for p in out["pronouns"]] == ["it", "Their"]
+    w = word_attention(batch_weights(tiny, tok, [text])[0], enc.words)
     for p in out["pronouns"]:
         assert out["tokens"][p["index"]] == p["token"] and p["head"] == [1, 2]
         row = w[1, 2, p["index"]]
@@ -105,13 +123,10 @@ def test_resolve_reports_every_pronoun_with_its_argmax(tiny, tok):
         weights = [v for _, v in p["top"]]
         assert len(p["top"]) == 4 and weights == sorted(weights, reverse=True)
         assert p["top"][0] == [p["antecedent"], round(float(row.max()), 4)]
+        assert sum(row) == pytest.approx(1.0, abs=1e-5)      # word rows still sum to 1
 
 
-def test_unknown_words_are_flagged_not_dropped(tok):
-    enc = tok.encode("The zorblax ate the raccoon.", add_cls_sep=True)
-    assert enc.tokens[2] == "zorblax" and enc.unknown[2]
-    assert sum(enc.unknown) == 1
-
-
-def test_tokenizer_roundtrips_through_meta(tok):
-    assert WordTokenizer.from_dict(tok.to_dict()).vocab == tok.vocab
+def test_bpe_reads_words_the_word_vocabulary_never_had(tok):
+    enc = text_input.encode(tok, "The zorblax ate the raccoon.", "cls_sep")
+    assert not any(enc.unknown) and bpe.UNK not in enc.ids
+    assert "zorblax" in enc.word_texts and "zorblax" not in corpus.core_words()

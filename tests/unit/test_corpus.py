@@ -103,14 +103,37 @@ def test_paragraph_references():
                                                           ("their", "restaurant")]
 
 
-def test_vocabulary_covers_generated_text_classics_and_order_example(train):
+def test_the_word_vocabulary_is_the_hand_picked_core(train):
     vocab = set(corpus.tokenizer().vocab)
-    emitted = {w for s in train for w in split_words(s.text)}
-    emitted |= {w for _, t in corpus.CLASSICS for w in split_words(t)}
-    assert emitted <= vocab
+    assert {w for _, t in corpus.CLASSICS for w in split_words(t)} <= vocab
     assert set(split_words("The woman ate the raccoon. The raccoon ate the woman.")) <= vocab
-    paragraph_words = set(split_words(corpus.PARAGRAPH))
-    assert paragraph_words <= emitted
+    assert len(vocab) == 328
+    emitted = {w for s in train for w in split_words(s.text)}
+    assert set(split_words(corpus.PARAGRAPH)) <= emitted
+    assert emitted - vocab                    # the grown nouns: words a 328-word vocabulary reads as [UNK]
+
+
+def test_noun_classes_grow_from_wordnet_hyponyms():
+    dishes = set(corpus.SCHEMAS["venue_dish"].b_nouns)
+    # WordNet 3.0 lists these under soup.n.01 / sandwich.n.01 / pastry.n.02 (wndb, data.noun)
+    assert {"gazpacho", "minestrone", "hamburger", "strudel"} <= dishes
+    assert {"brasserie", "teahouse"} <= set(corpus.SCHEMAS["venue_dish"].a_nouns)
+    assert {"creek", "boulevard"} <= set(corpus.SCHEMAS["animal_place"].b_nouns)
+    for name, s in corpus.SCHEMAS.items():
+        core_a, core_b = corpus.CORE_NOUNS[name]
+        assert s.a_nouns[:len(core_a)] == core_a and s.b_nouns[:len(core_b)] == core_b
+        assert len(s.a_nouns) - len(core_a) <= corpus.MAX_GROWN and len(s.b_nouns) - len(core_b) <= corpus.MAX_GROWN
+    every = [n for s in corpus.SCHEMAS.values() for n in s.a_nouns + s.b_nouns]
+    assert len(every) == len(set(every))       # a noun belongs to one class only
+    assert not set(every) & corpus.NOT_GROWN - {n for a, b in corpus.CORE_NOUNS.values() for n in a + b}
+
+
+def test_texts_are_written_as_typed_with_the_same_words(train):
+    assert corpus.natural("the cafe was busy , so i left . they were kind .") == \
+        "The cafe was busy, so I left. They were kind."
+    for s in train[:200]:
+        assert s.text[0].isupper() and " ." not in s.text and " ," not in s.text
+        assert split_words(corpus.natural(s.text)) == split_words(s.text)
 
 
 def test_order_example_words_appear_in_ordinary_text():

@@ -146,13 +146,40 @@ def test_causal_token_losses_match_the_full_pass(decoder):
     np.testing.assert_allclose(causal_token_losses(decoder, ids), expected, atol=1e-6)
 
 
-def test_shipped_course_gpt_reads_512_tokens_and_beats_chance():
-    from model.training.recipes import course_gpt
-    model, meta = checkpoints.load("course_gpt")
-    assert model.config.kind == "decoder" and model.config.max_len == 512
-    assert model.config.pos_encoding == "sinusoidal"
-    from model.data.word_tokenizer import WordTokenizer
-    tok = WordTokenizer.from_dict(meta["tokenizer"])
-    scores = course_gpt.next_token_scores(model, course_gpt.heldout_texts(60), tok)
-    assert scores["acc"] > 0.5 and scores["ppl"] < 10
-    assert abs(scores["acc"] - meta["metrics"]["next_token_acc_heldout"]) < 0.1
+def test_greedy_generation_is_the_argmax_of_a_full_recompute(decoder):
+    """The cached run's greedy tokens, checked against a plain loop that recomputes the whole prefix each step."""
+    r = g.generate(decoder, PROMPT, max_new=12)
+    ids = list(PROMPT)
+    with torch.inference_mode():
+        for _ in range(12):
+            ids.append(int(decoder(torch.tensor([ids]))[0, -1].argmax()))
+    assert r.ids == ids
+
+
+@pytest.fixture(scope="module")
+def general_gpt():
+    from model.data import bpe
+    model, meta = checkpoints.load("general_gpt")
+    return model, meta, bpe.load()
+
+
+def test_shipped_general_gpt_is_a_bpe_decoder_with_a_context_of_128(general_gpt):
+    model, meta, tok = general_gpt
+    assert model.config.kind == "decoder" and model.config.max_len == 128 and model.config.vocab_size == len(tok)
+    assert meta["text_input"] == "bos" and meta["tokenizer"]["type"] == "bpe"
+    assert meta["metrics"]["perplexity_heldout_real"] > 1 and meta["metrics"]["bigram_perplexity_heldout_real"] > 1
+
+
+@pytest.mark.parametrize("prompt", ["The restaurant refused to serve me a", "床前明月光", "[CLS] 🦝 <mask>"])
+def test_shipped_general_gpt_continues_any_prompt_greedily(general_gpt, prompt):
+    """English, Chinese, typed special spellings, an emoji: [BOS] and the prompt's pieces, no [UNK]; greedy steps
+    are the argmax of a full recompute of the shipped model."""
+    from model.data import bpe, text_input
+    model, _, tok = general_gpt
+    ids = text_input.encode(tok, prompt, "bos").ids
+    assert ids[0] == bpe.BOS and min(ids[1:]) >= len(bpe.SPECIALS)
+    r = g.generate(model, ids, max_new=10, eos_id=bpe.EOS)
+    logits, _ = g.full_recompute(model, r.ids)
+    assert r.new_ids == [int(logits[i].argmax()) for i in range(len(ids) - 1, len(r.ids) - 1)]
+    assert bpe.UNK not in r.ids and (r.stopped_at_eos or len(r.new_ids) == 10)
+    assert tok.decode(r.ids, skip_special=True).startswith(prompt)

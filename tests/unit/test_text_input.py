@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from model.analysis.word_attention import word_attention
+from model.tasks.word_attention import word_attention
 from model.data import bpe, text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.config import ModelConfig

@@ -35,15 +35,16 @@ def test_masks_flag_turns_mask_spellings_into_the_mask_token():
 
 
 def test_model_with_a_word_tokenizer_counts_unknown_words():
-    result = tokenize("I love machine learning", model="course_gpt")
-    vocab = set(json.load(open("assets/course_gpt.json"))["tokenizer"]["vocab"])
-    expected_unknown = sum(w not in vocab for w in ["i", "love", "machine", "learning"])
-    assert expected_unknown > 0
+    result = tokenize("The restaurant loves machine learning", model="translator")
+    vocab = set(json.load(open("assets/translator.json"))["tokenizer"]["vocab"])
+    words = ["the", "restaurant", "loves", "machine", "learning"]
+    expected_unknown = sum(w not in vocab for w in words)
+    assert 0 < expected_unknown < len(words)
     assert result["unk"] == expected_unknown
-    assert result["pieces"] == ["i", "love", "machine", "learning"]
+    assert result["pieces"] == words
 
 
 def test_unknown_model_is_a_readable_error(capsys):
     assert main(["hello", "--model", "no_such_model", "--json"]) == 2
     err = capsys.readouterr().err
-    assert "no model 'no_such_model'" in err and "course_gpt" in err
+    assert "no model 'no_such_model'" in err and "general_gpt" in err

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from model.analysis.word_attention import word_attention
+from model.tasks.word_attention import word_attention
 
 
 def test_summed_over_key_pieces_and_averaged_over_query_pieces():

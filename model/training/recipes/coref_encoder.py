@@ -1,147 +1,201 @@
-"""coref_encoder: BERT-style masked LM + pronoun cloze on the course-world corpus (model/data/course_world.py).
+"""coref_encoder: the general encoder taught to carry a pronoun's antecedent, so the explorer's default model
+reads any text (byte-level BPE, assets/bpe_8k.json) and still resolves "it" -> "restaurant".
 
-Masked LM: 15% of tokens (80% [MASK], 10% random, 10% kept), never a pronoun. Pronoun cloze: from the
-pronoun's final hidden state, predict the antecedent's head noun. Loss = MLM CE + cloze CE. The head
-that resolves pronouns (`coref_head`) is chosen on the validation split only.
+Starts from the shipped general_encoder weights (masked LM on the real-text corpus; train that first) and goes
+on with three losses each step, summed:
+  - masked LM on real-text windows (as general_encoder was trained), so it keeps reading real text;
+  - masked LM on course-world texts (model/data/course_world.py: Winograd-style sentences and passages whose
+    nouns grow from WordNet), 15% of pieces, never a pronoun;
+  - the pronoun cloze: from the pronoun's final hidden state, predict the first piece of its antecedent.
+Attention is never supervised; the head that resolves pronouns (`coref_head`) is chosen on the validation
+split only, in whole words (piece attention summed over a key word's pieces, averaged over a query word's).
+
+Time: one run is 25 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), checkpointed under
+~/.cache/attention-lab/ and resumable like the general models (model/training/resumable.py).
 """
-import time
+from pathlib import Path
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from model import checkpoints
-from model.architectures.coref_encoder import CorefEncoder, coref_config
+from model.architectures.coref_encoder import CorefEncoder
+from model.data import bpe, real_text, text_input
 from model.data import course_world as corpus
-from model.data.word_tokenizer import PAD, SPECIALS, WordTokenizer
+from model.data.word_tokenizer import split_words
 from model.tasks.coreference import baselines, head_accuracy, pair_accuracy, ref_hits
-from model.training.loop import fit, seed_everything
+from model.training import real_text_batches as rtb
+from model.training import resumable
+from model.training.loop import seed_everything
 from model.training.objectives import bert_mask
+from model.training.recipes import general_encoder, general_gpt
 
 NAME = "coref_encoder"
-RECIPE = dict(steps=1600, batch=64, lr=1e-3, weight_decay=0.01, betas=(0.9, 0.98), clip=1.0, warmup=0.06,
-              mask_prob=0.15, max_len=128, eval_pairs=150)
+RECIPE = dict(init="general_encoder", budget_min=25, checkpoint_min=5, batch=32, real_batch=8, context=128,
+              lr=1e-3, weight_decay=0.01, betas=(0.9, 0.98), mask_prob=0.15, real_mask_prob=0.2,
+              repeat_share=0.25, samples=120_000, eval_pairs=150,
+              objective="masked LM (real text + course world) + pronoun cloze",
+              corpus="model.data.real_text (train split) + model.data.course_world")
 
 
-def encode_samples(tokenizer: WordTokenizer, samples):
-    """-> list of (ids, [(pronoun position, antecedent id)]) with [CLS]/[SEP] positions."""
+def encode_samples(tok, samples) -> list[tuple[list[int], list[tuple[int, int]]]]:
+    """-> (ids with [CLS]/[SEP], [(pronoun's first piece position, antecedent's first piece id)]) per sample."""
     out = []
     for s in samples:
-        ids = tokenizer.encode(s.text, add_cls_sep=True).ids
-        out.append((ids, [(r.pronoun_index + 1, ids[r.antecedent_index + 1]) for r in s.refs]))
+        enc = text_input.encode(tok, s.text, "cls_sep")
+        refs = [(enc.words[r.pronoun_index + 1][0], enc.ids[enc.words[r.antecedent_index + 1][0]]) for r in s.refs]
+        out.append((enc.ids, refs))
     return out
 
 
-def bucket(items, batch: int, window: int = 16, seed: int = 0) -> list:
-    """Order items so each batch holds texts of similar length (less padding): sort within windows of
-    `window` batches, then shuffle the batches."""
-    rng = np.random.default_rng(seed)
-    batches = []
-    for start in range(0, len(items), batch * window):
-        chunk = sorted(items[start:start + batch * window], key=lambda it: len(it[0]))
-        batches += [chunk[i:i + batch] for i in range(0, len(chunk), batch)]
-    return [batches[i] for i in rng.permutation(len(batches))]
+def pronoun_ids(tok) -> torch.Tensor:
+    """Ids of the pieces that spell a pronoun alone (with and without a leading space, any case)."""
+    forms = {f for p in corpus.PRONOUNS for f in (p, " " + p, p.capitalize(), " " + p.capitalize())}
+    ids = [tok.encode(f).ids for f in forms]
+    return torch.tensor(sorted({i[0] for i in ids if len(i) == 1}))
 
 
-def collate(items, pronoun_ids: torch.Tensor, vocab_size: int, gen: torch.Generator, prob: float):
-    """items: [(ids, refs)] -> dict of tensors for one training step."""
+def collate(items, pronouns: torch.Tensor, vocab_size: int, gen: torch.Generator, prob: float) -> dict:
+    """[(ids, refs)] -> padded masked inputs, labels (-100 where not masked) and the cloze sites."""
     T = max(len(ids) for ids, _ in items)
-    ids = torch.full((len(items), T), PAD, dtype=torch.long)
+    ids = torch.full((len(items), T), bpe.PAD, dtype=torch.long)
     rows, cols, targets = [], [], []
     for i, (seq, refs) in enumerate(items):
         ids[i, :len(seq)] = torch.tensor(seq)
         for pos, target in refs:
             rows.append(i), cols.append(pos), targets.append(target)
-    maskable = (ids >= len(SPECIALS)) & ~torch.isin(ids, pronoun_ids)     # ordinary words, never a pronoun
+    maskable = (ids >= len(bpe.SPECIALS)) & ~torch.isin(ids, pronouns)
     inputs, labels = bert_mask(ids, maskable, prob, gen, vocab_size)
     return dict(inputs=inputs, labels=labels, rows=torch.tensor(rows, dtype=torch.long),
                 cols=torch.tensor(cols, dtype=torch.long), targets=torch.tensor(targets, dtype=torch.long))
 
 
-def loss_fn(model: CorefEncoder, batch):
-    lm_logits, cloze_logits = model.forward_both(batch["inputs"], batch["rows"], batch["cols"])
-    mlm = F.cross_entropy(lm_logits.flatten(0, 1), batch["labels"].flatten(), ignore_index=-100)
-    cloze = F.cross_entropy(cloze_logits, batch["targets"]) if len(batch["targets"]) else 0.0
-    return mlm + cloze, int((batch["inputs"] != PAD).sum())
+def loss_fn(model: CorefEncoder, batch: dict):
+    course, (real_inputs, real_labels) = batch["course"], batch["real"]
+    pad = CorefEncoder.padding_mask(course["inputs"])
+    x = model.encode(course["inputs"], mask=pad).x                                  # (B, T, C)
+    chosen = course["labels"] != -100
+    mlm = F.cross_entropy(model.lm_head(x[chosen]), course["labels"][chosen])
+    cloze = F.cross_entropy(model.cloze_logits(x, course["rows"], course["cols"]), course["targets"])
+    real_logits, real_targets = general_encoder.masked_logits(model, real_inputs, real_labels)
+    loss = mlm + cloze + F.cross_entropy(real_logits, real_targets)
+    return loss, int((course["inputs"] != bpe.PAD).sum()) + real_inputs.numel()
 
 
-def pronoun_ids(tokenizer: WordTokenizer) -> torch.Tensor:
-    return torch.tensor([tokenizer.index[w] for w in corpus.PRONOUNS if w in tokenizer.index])
+def initial_model() -> CorefEncoder:
+    """A CorefEncoder of general_encoder's size holding its shipped weights (the cloze head fresh), tied."""
+    base, meta = checkpoints.load(RECIPE["init"])
+    model = CorefEncoder(base.config)
+    missing, unexpected = model.load_state_dict(base.state_dict(), strict=False)
+    if unexpected or any(not k.startswith("cloze_head.") for k in missing):
+        raise ValueError(f"{RECIPE['init']} does not fit a CorefEncoder: missing {missing}, unexpected {unexpected}")
+    return resumable.tie(model)
 
 
-@torch.inference_mode()
-def mlm_accuracy(model, tokenizer: WordTokenizer, samples, seed: int = 0) -> float:
-    """Accuracy of the masked-LM head at masked positions (BERT masking, fixed seed)."""
-    gen = torch.Generator().manual_seed(seed)
-    items = encode_samples(tokenizer, samples)
-    batch = collate(items, pronoun_ids(tokenizer), len(tokenizer), gen, RECIPE["mask_prob"])
-    x = model.encode(batch["inputs"], mask=model.padding_mask(batch["inputs"])).x
-    pred = model.lm_head(x).argmax(-1)
-    sel = batch["labels"] != -100
-    return float((pred[sel] == batch["labels"][sel]).float().mean())
+def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
+    """Train (or, with ATTENTION_LAB_RESUME=1, continue) for one run and write assets/coref_encoder.*."""
+    r = {**RECIPE, **overrides, "seed": seed}
+    seed_everything(seed)
+    tok = bpe.load()
+    model = initial_model()
+    r["init_steps"] = checkpoints.read_meta(r["init"])["recipe"].get("steps_done")
+    items = encode_samples(tok, corpus.training_samples(r["samples"], seed))
+    real = rtb.stream(rtb.encode_split(tok, "train"), "encoder", seed)
+    pronouns = pronoun_ids(tok)
+
+    def make_batches(state):
+        rng = np.random.default_rng(seed + state["steps"])
+        gen = torch.Generator().manual_seed(seed + state["steps"])
+        windows = rtb.Windows(real, r["context"], "encoder", r["repeat_share"], seed=seed + state["steps"])
+
+        def next_batch(step):
+            picked = [items[i] for i in rng.integers(0, len(items), r["batch"])]
+            return {"course": collate(picked, pronouns, len(tok), gen, r["mask_prob"]),
+                    "real": rtb.mask_for_mlm(windows.batch(r["real_batch"]), len(tok), gen, r["real_mask_prob"])}
+        return next_batch
+
+    state, _ = resumable.run(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
+    return finish(model, state)
 
 
-def choose_head(model, tokenizer) -> list[int]:
+def finish(model: CorefEncoder, state: dict) -> dict:
+    """Choose the head on validation, measure the weights as stored (float16) and write the assets."""
+    tok = bpe.load()
+    shipped = resumable.untied(model).half().float().eval()
+    head = choose_head(shipped, tok)
+    found = metrics(shipped, tok, head)
+    r = state["recipe"]
+    checkpoints.save(NAME, shipped.half(), {
+        "arch": "model.architectures.coref_encoder:CorefEncoder", "config": model.config.to_dict(),
+        "tokenizer": tok.to_dict(), "text_input": "cls_sep", "modality": "text", "coref_head": head,
+        "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
+                   "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
+                   "runs": state["runs"], "final_loss": state.get("last_loss")},
+        "metrics": found})
+    print(found, flush=True)
+    return found
+
+
+def export(folder: Path | None = None) -> dict:
+    """Write the assets from the latest checkpoint (of a run still going or stopped)."""
+    base = checkpoints.load(RECIPE["init"])[0].config
+    return finish(*resumable.latest(NAME, lambda r: resumable.tie(CorefEncoder(base)), folder))
+
+
+def choose_head(model, tok) -> list[int]:
     """[layer, head] with the best accuracy on the validation split (never on held-out data): its schema
     sentences and its passages, so the head must also resolve "they/their" across sentences."""
     n = RECIPE["eval_pairs"]
     val = corpus.eval_samples("val", n) + corpus.eval_samples("val", n // 3, passages=True)
-    acc = head_accuracy(model, tokenizer, val)
-    layer, head = np.unravel_index(int(acc.argmax()), acc.shape)
+    layer, head = np.unravel_index(int(head_accuracy(model, tok, val).argmax()), (model.config.n_layers,
+                                                                                 model.config.n_heads))
     return [int(layer), int(head)]
 
 
-def metrics(model, tokenizer, head: list[int]) -> dict:
-    """Figures of one head: held-out pairs and frames, minimal-pair accuracy, baselines, passages, the
-    classic examples, and the masked-LM accuracy."""
+@torch.inference_mode()
+def course_mlm_accuracy(model, tok, samples, seed: int = 0) -> float:
+    """Accuracy of the masked-LM head at masked pieces of course-world texts (BERT masking, fixed seed)."""
+    gen = torch.Generator().manual_seed(seed)
+    batch = collate(encode_samples(tok, samples), pronoun_ids(tok), len(tok), gen, RECIPE["mask_prob"])
+    x = model.encode(batch["inputs"], mask=model.padding_mask(batch["inputs"])).x
+    sel = batch["labels"] != -100
+    return float((model.lm_head(x[sel]).argmax(-1) == batch["labels"][sel]).float().mean())
+
+
+def metrics(model, tok, head: list[int]) -> dict:
+    """Figures of one head: held-out pairs and frames, minimal-pair accuracy, baselines, passages, the classic
+    examples, how many held-out sentences hold a word outside the old course vocabulary, masked-LM accuracy on
+    course texts and on held-out real text, and the best previous-token and induction heads."""
     n = RECIPE["eval_pairs"]
     layer, h = head
     out = {"coref_head": list(head)}
     pairs_, frames_ = corpus.eval_samples("heldout_pairs", n), corpus.eval_samples("heldout_frames", n)
-    hits_p, hits_f = ref_hits(model, tokenizer, pairs_)[layer, h], ref_hits(model, tokenizer, frames_)[layer, h]
+    hits_p, hits_f = ref_hits(model, tok, pairs_)[layer, h], ref_hits(model, tok, frames_)[layer, h]
     out["coref_acc_heldout_pairs"] = float(hits_p.mean())
     out["coref_acc_heldout_frames"] = float(hits_f.mean())
     out["coref_pair_acc_heldout"] = pair_accuracy(np.concatenate([hits_p, hits_f]), pairs_ + frames_)
     out.update(baselines(pairs_ + frames_))
+    old_words = corpus.core_words()
+    out["heldout_share_new_words"] = float(np.mean([any(w not in old_words for w in split_words(s.text))
+                                                    for s in pairs_ + frames_]))
     passages = corpus.eval_samples("heldout_pairs", n // 3, passages=True)
-    hits_x = ref_hits(model, tokenizer, passages)[layer, h]
+    hits_x = ref_hits(model, tok, passages)[layer, h]
     out["coref_acc_passages"] = float(hits_x.mean())
     out["coref_pair_acc_passages"] = pair_accuracy(hits_x, passages)
     classic = [corpus.Sample(t, tuple(corpus.classic_refs(t)), pair_id=t) for t in corpus.CLASSIC_ANSWERS]
-    out["coref_acc_classics"] = float(ref_hits(model, tokenizer, classic)[layer, h].mean())
-    out["mlm_acc"] = mlm_accuracy(model, tokenizer, pairs_ + frames_)
-    return out
-
-
-def train(seed: int = 0) -> None:
-    seed_everything(seed)
-    t0 = time.perf_counter()
-    tok = corpus.tokenizer()
-    r = RECIPE
-    model = CorefEncoder(coref_config(len(tok), r["max_len"]))
-    batches = bucket(encode_samples(tok, corpus.training_samples(r["steps"] * r["batch"], seed)), r["batch"], seed=seed)
-    gen = torch.Generator().manual_seed(seed)
-    pron = pronoun_ids(tok)
-
-    def next_batch(step):
-        return collate(batches[step], pron, len(tok), gen, r["mask_prob"])
-
-    history = fit(model, next_batch, loss_fn, r["steps"], lr=r["lr"], weight_decay=r["weight_decay"],
-                  betas=r["betas"], clip=r["clip"], label=NAME)
-    head = choose_head(model, tok)
-    found = metrics(model, tok, head)
-    found["train_seconds"] = round(time.perf_counter() - t0, 1)
-    found["final_loss"] = round(float(np.mean(history[-20:])), 4)
-    checkpoints.save(NAME, model, {
-        "arch": "model.architectures.coref_encoder:CorefEncoder", "config": model.config.to_dict(),
-        "tokenizer": tok.to_dict(),
-        "modality": "text", "coref_head": head, "recipe": {**r, "seed": seed, "corpus": "model.data.course_world"},
-        "metrics": found})
-    print({k: v for k, v in found.items()})
+    out["coref_acc_classics"] = float(ref_hits(model, tok, classic)[layer, h].mean())
+    out["mlm_acc"] = course_mlm_accuracy(model, tok, pairs_ + frames_)
+    seqs, _ = general_encoder.text_measures(tok, general_encoder.RECIPE, "cls_sep")
+    train = rtb.encode_split(tok, "train")
+    most_frequent = int(np.argmax(np.bincount(train.ids, minlength=len(tok))))
+    acc, _ = general_encoder.mlm_accuracy(model, seqs, general_encoder.RECIPE["eval_mask_prob"], most_frequent)
+    out["mlm_acc_heldout_real"] = round(acc, 4)
+    out.update(general_gpt.head_measures(model, seqs, general_encoder.RECIPE, prefix=[bpe.CLS], suffix=[bpe.SEP]))
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
 
 
 def evaluate() -> dict:
     """Metrics of the shipped weights, with the head stored at training time (chosen on validation)."""
     model, meta = checkpoints.load(NAME)
-    tok = WordTokenizer.from_dict(meta["tokenizer"])
-    return metrics(model, tok, meta["coref_head"])
+    return metrics(model, text_input.tokenizer_of(meta), meta["coref_head"])
