@@ -46,8 +46,8 @@ class WordView:
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def coref_run(name: str, device: str, text: str) -> WordView:
     """The coreference encoder on text (with [CLS]/[SEP]), in whole words."""
-    from model.tasks.word_attention import word_attention
     from model.tasks.attention_run import run_text
+    from model.tasks.word_attention import word_attention
     model, _ = load_model(name, device)
     run = run_text(model, load_tokenizer(name), text, text_rule(name))
     weights = word_attention(run.weights, run.words).astype(np.float32)

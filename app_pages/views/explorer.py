@@ -11,8 +11,8 @@ from app_pages import _resources, _runs, _state
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
-from model.tasks.word_attention import word_attention
 from model.data import course_world as corpus
+from model.tasks.word_attention import word_attention
 from viz import export, grid, head_view
 from viz import stats as stat_viz
 

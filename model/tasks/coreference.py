@@ -7,11 +7,11 @@ split_words(text) is word i + 1 of the encoding ([CLS] is word 0).
 import numpy as np
 import torch
 
-from model.tasks.word_attention import word_attention
 from model.data import text_input
 from model.data.course_world import PRONOUNS, Sample
 from model.data.word_tokenizer import PAD, split_words
 from model.engine.capture import capturing
+from model.tasks.word_attention import word_attention
 
 
 def encode(tokenizer, text: str) -> text_input.TextEncoding:
@@ -38,7 +38,8 @@ def batch_weights(model, tokenizer, texts: list[str], batch_size: int = 128) -> 
 
 def word_weights(model, tokenizer, texts: list[str]) -> list[np.ndarray]:
     """Word attention of every text: a list of (L, H, W_i, W_i) arrays, W_i counting [CLS] and [SEP]."""
-    return [word_attention(w, encode(tokenizer, t).words) for w, t in zip(batch_weights(model, tokenizer, texts), texts)]
+    weights = batch_weights(model, tokenizer, texts)
+    return [word_attention(w, encode(tokenizer, t).words) for w, t in zip(weights, texts)]
 
 
 def ref_hits(model, tokenizer, samples: list[Sample]) -> np.ndarray:

@@ -7,8 +7,8 @@ import pytest
 
 from app_pages import _runs
 from model import checkpoints
-from model.tasks.word_attention import word_attention
 from model.tasks.attention_run import run_text
+from model.tasks.word_attention import word_attention
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_array as values
 from tests.app.conftest import plotly_chart as chart

@@ -6,12 +6,12 @@ import pytest
 import torch
 
 from model.architectures.coref_encoder import CorefEncoder, coref_config
-from model.data import course_world as corpus
-from model.tasks.word_attention import word_attention
 from model.data import bpe, text_input
+from model.data import course_world as corpus
 from model.data.bpe import CLS, MASK, PAD, SEP
 from model.tasks.attention_run import run_text
 from model.tasks.coreference import baselines, batch_weights, pair_accuracy, ref_hits, resolve
+from model.tasks.word_attention import word_attention
 from model.training.recipes import coref_encoder as recipe
 
 

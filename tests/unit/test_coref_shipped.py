@@ -9,8 +9,8 @@ import pytest
 
 from model import checkpoints
 from model.coref import main as coref_cli
-from model.data import course_world as corpus
 from model.data import bpe, text_input
+from model.data import course_world as corpus
 from model.engine.transformer import Transformer
 from model.tasks.coreference import resolve
 from model.training.recipes import coref_encoder as recipe

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from model.tasks.word_attention import word_attention
 from model.data import bpe, text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.tasks.attention_run import run_text
+from model.tasks.word_attention import word_attention
 
 
 def test_rules_put_the_trained_special_tokens_around_the_text():
