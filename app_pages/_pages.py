@@ -32,6 +32,9 @@ PAGES = [
     ("images.py", "Image patches", ":material/image:",
      "ViT and Swin on handwritten digits and generated scenes: patches, per-head overlays, rollout, "
      "shifted windows."),
+    ("architecture.py", "Architecture", ":material/account_tree:",
+     "Each shipped model drawn from its own config: embeddings, N layers, heads, d_model, d_ff, pre- or post-LN, "
+     "its parameters counted, every block linked to the page that teaches it."),
 ]
 
 
