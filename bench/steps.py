@@ -8,8 +8,7 @@ import torch
 from bench._timing import wall_ms
 from model import checkpoints
 from model.analysis import steps
-from model.data import text_input
-from model.data.word_tokenizer import WordTokenizer
+from model.data import bpe, text_input
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 
@@ -42,8 +41,8 @@ def run(quick: bool = False) -> dict:
     if names:
         model, meta = checkpoints.load(names[0])
         tok, rule = text_input.tokenizer_of(meta), text_input.rule_of(meta)
-    else:                                            # nothing shipped yet: a random model of the shipped size
-        tok = WordTokenizer.build([TEXT])
+    else:                        # nothing shipped yet: a random model of the shipped size, on the shipped BPE
+        tok = bpe.load()
         model = Transformer(ModelConfig(vocab_size=len(tok), d_model=128, n_heads=4, n_layers=4, d_ff=512)).eval()
         rule = "cls_sep"
     ids, tokens, _ = steps.encode_text(model, tok, TEXT, rule)

@@ -1,6 +1,8 @@
 """Masks & sparse attention: what each mask lets a token see, how far information travels through k layers,
 what a pattern does to a trained model's attention and output, and what dense and sparse attention cost
 as the input grows (textbook 12.9: windows, dilation, global tokens)."""
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -8,6 +10,7 @@ import streamlit as st
 from app_pages import _resources, _runs
 from labels import HEAD_FORMAT, LAYER_FORMAT, head_label
 from model.analysis import cost, reach
+from model.data import bpe, text_input
 from model.data import course_world as corpus
 from model.engine import masks
 from model.engine.errors import InputError
@@ -70,6 +73,51 @@ def describe(c: reach.Connectivity) -> str:
         return f"every token reaches every other after **{c.layers}** layer{'s' * (c.layers != 1)}"
     return (f"never connects everything: after **{c.layers}** layers it reaches {c.reachable:.1%} of the pairs "
             f"and more layers add nothing")
+
+
+def visible(text: str) -> str:
+    """A piece with its whitespace drawn (␣ space, ↵ newline, ⇥ tab) and invisible characters named
+    (U+200D), so an axis label shows where a piece starts."""
+    text = text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+    return "".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in text)
+
+
+def piece_labels(tokenizer, text: str, rule: str, tokens: tuple[str, ...]) -> list[str]:
+    """Readable names for the tokens a run read from `text`: BPE pieces with their whitespace drawn, and a
+    character split into byte pieces shown as itself and which part each piece is ("欢 1/2", "欢 2/2")
+    instead of "<0xE6><0xAC>"; a word tokenizer's tokens as they are."""
+    if not isinstance(tokenizer, bpe.BPETokenizer):
+        return list(tokens)
+    enc = tokenizer.encode(text, **text_input.RULES[rule])
+    parts, seen, out = Counter(enc.spans), Counter(), []
+    for piece, (a, b) in zip(enc.pieces[:len(tokens)], enc.spans):
+        if a == b or piece == enc.text[a:b]:                 # a special token, or a piece of whole characters
+            out.append(visible(piece))
+            continue
+        seen[(a, b)] += 1
+        out.append(f"{visible(enc.text[a:b])} {seen[(a, b)]}/{parts[(a, b)]}")
+    return out
+
+
+def evaluation(meta: dict) -> str | None:
+    """The shipped evaluation of a sparse model, from its meta["metrics"], as one sentence (None if absent)."""
+    m = meta.get("metrics", {})
+    if "mlm_accuracy" not in m:
+        return None
+    bpe_model = meta.get("tokenizer", {}).get("type") == "bpe"
+    unit = "piece" if bpe_model else "word"
+    data = "held-out real text it never trained on" if bpe_model else "held-out text"
+    n = m.get("eval_tokens_per_sequence", "?")
+    line = (f"Evaluation on {data} (`python -m model.evaluate --json {SPARSE_MODEL}`): of "
+            f"{m.get('eval_masked_tokens', 0):,} {unit}s hidden behind [MASK] in {n}-{unit} inputs, it recovers "
+            f"**{m['mlm_accuracy']:.1%}** under its own pattern (window ±{m.get('pattern_width', '?')} plus "
+            f"{m.get('pattern_global_tokens', '?')} global token)")
+    if "mlm_accuracy_full_attention" in m:
+        line += (f", **{m['mlm_accuracy_full_attention']:.1%}** when the same weights attend to all {n} "
+                 f"{unit}s (it never trained that way)")
+    if "mlm_baseline_most_frequent" in m:
+        line += f", against **{m['mlm_baseline_most_frequent']:.1%}** for always guessing the most frequent {unit}"
+    return line + "."
 
 
 def lab_section():
@@ -135,10 +183,20 @@ def live_section():
         return
     default = SPARSE_MODEL if SPARSE_MODEL in models else _resources.selected_text_model()
     name = st.selectbox("Model", models, index=models.index(default), key="masks_model",
-                        help=f"{SPARSE_MODEL} was trained under a window of ±8 tokens plus [CLS] as a global token.")
+                        help=f"{SPARSE_MODEL} was trained under its own sparse pattern: a sliding window plus "
+                             "[CLS] as a global token.")
     model, meta = _resources.model_or_stop(name)
     sparse = meta.get("config", {}).get("sparse")
-    text = _resources.clip_text(st.text_area("Text", corpus.PARAGRAPH, key="masks_text", height=90))
+    if sparse:
+        source = ("real text (docs/data-card.md) in byte-level BPE pieces" if meta["tokenizer"].get("type") == "bpe"
+                  else "the generated course-world corpus")
+        st.caption(f"**{name}** is a masked-LM encoder trained on {source}, only ever under a window of "
+                   f"±{sparse['width']} tokens plus {sparse['n_global']} global token ([CLS]); its own pattern is "
+                   "preselected below.")
+    text = _resources.clip_text(st.text_area(
+        "Text", corpus.PARAGRAPH, key="masks_text", height=90,
+        help=f"Any text, English or Chinese, up to {_resources.MAX_TEXT_CHARS:,} characters; the model reads "
+             f"at most {model.config.max_len} tokens."))
     if not text.strip():
         st.info("Type some text to run the model.")
         return
@@ -156,6 +214,11 @@ def live_section():
     run, full, mask = runs.masked, runs.full, runs.mask
     for note in run.notices:
         st.info(note)
+    if any(run.unknown):
+        st.warning(f"**{name}** has a word vocabulary; not in it, so read as [UNK]: "
+                   + ", ".join(dict.fromkeys(t for t, u in zip(run.tokens, run.unknown) if u)))
+    tokenizer = _resources.load_tokenizer(name)
+    labels = piece_labels(tokenizer, text, _resources.text_rule(name), run.tokens)
     blocked = run.weights[:, :, ~mask]                                       # (L, H, blocked pairs)
     h_mask, h_full = run.hidden[-1], full.hidden[-1]                         # (N, C)
     change = np.linalg.norm(h_mask - h_full, axis=1) / np.maximum(np.linalg.norm(h_full, axis=1), 1e-12)
@@ -173,20 +236,20 @@ def live_section():
     head = hc.slider("head", 0, run.n_heads - 1, 0, key="masks_head", format=HEAD_FORMAT)
     a, b = st.columns(2)
     with a:
-        st.plotly_chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=run.tokens, y_labels=run.tokens,
+        st.plotly_chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=labels, y_labels=labels,
                                              title=f"Under {masks.PATTERNS[key].title}: {head_label(layer, head)}"),
                         key="masks_live_masked")
     with b:
-        st.plotly_chart(heatmap.plot_heatmap(full.weights[layer, head], x_labels=full.tokens, y_labels=full.tokens,
+        st.plotly_chart(heatmap.plot_heatmap(full.weights[layer, head], x_labels=labels, y_labels=labels,
                                              title=f"{'Causal' if decoder else 'Full'} attention: "
                                                    f"{head_label(layer, head)}"), key="masks_live_full")
-    st.plotly_chart(viz.plot_output_change(run.tokens, change, title="How much each token's final hidden state "
+    if isinstance(tokenizer, bpe.BPETokenizer):
+        st.caption("Labels are the model's byte-level BPE pieces, numbered by position: ␣ is the space a piece "
+                   "starts with; a character split into byte pieces shows as itself and the part (餐 1/3).")
+    st.plotly_chart(viz.plot_output_change(labels, change, title="How much each token's final hidden state "
                                            "moves: ‖h_mask − h_full‖ ÷ ‖h_full‖"), key="masks_live_change")
-    if sparse:
-        st.caption(f"Evaluation (`python -m model.evaluate --json {SPARSE_MODEL}`): masked-LM accuracy "
-                   f"{meta['metrics'].get('mlm_accuracy', float('nan')):.1%} under its own pattern on held-out "
-                   f"512-token inputs, {meta['metrics'].get('mlm_accuracy_full_attention', float('nan')):.1%} "
-                   f"with full attention.")
+    if sparse and (line := evaluation(meta)):
+        st.caption(line)
 
 
 def cost_section():

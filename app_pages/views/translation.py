@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _resources, _runs
+from app_pages._markup import md
 from labels import head_label, head_only, layer_label
 from model.data import translation_corpus as corpus
-from model.data.word_tokenizer import EOS
-from model.tasks.translation import SourceError, target_ids
+from model.data.word_tokenizer import EOS, SPECIALS
+from model.tasks.translation import MAX_SOURCE_CHARS, SourceError, known_words, target_ids
 from viz.heatmap import plot_heatmap
 from viz.translation import plot_alignment, plot_head_grid, plot_step_probs
 
@@ -40,6 +41,27 @@ def pick(weights: np.ndarray, layer: int, head: int | str) -> np.ndarray:
 def which(layer: int, head: int | str) -> str:
     """"L1 H2", or "L1, mean of the heads"."""
     return f"{layer_label(layer)}, {MEAN}" if head == MEAN else head_label(layer, head)
+
+
+def outside_vocabulary(src_tok, text: str) -> list[str]:
+    """The typed words (lower-cased, sorted, once each) that the translator's English vocabulary lacks."""
+    enc = src_tok.encode(text)
+    return sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
+
+
+def vocabulary_section(src_tok, tgt_tok, unknown: list[str]):
+    """Say plainly that the translator reads and writes its own word vocabularies, and list them."""
+    english, chinese = known_words(src_tok), [c for c in tgt_tok.vocab if c not in SPECIALS]
+    st.markdown(f"Unlike every other page, which reads any text through the byte-level BPE tokenizer, the "
+                f"translator keeps its **own word vocabularies**, those of its generated corpus: **{len(english)}** "
+                f"English words in, **{len(chinese)}** Chinese characters out. This is the one place in the app "
+                "where [UNK] remains, by design: a word outside the vocabulary would be read as [UNK], a token the "
+                "translator never saw in training, so it names the word instead of translating.")
+    with st.expander(f"Known words: the translator's {len(english)} English words and {len(chinese)} Chinese "
+                     "characters", expanded=bool(unknown)):
+        st.markdown("**English (source):** " + " ".join(f"`{w}`" for w in english))
+        st.markdown("**Chinese (target):** " + " ".join(f"`{c}`" for c in chinese))
+        st.caption("Capitals are read as lower case. Special tokens ([BOS], [EOS], …) are not listed.")
 
 
 def use_example():
@@ -157,13 +179,26 @@ def render():
                 "character at a time, and its **cross-attention** looks back at the English words. Chinese puts "
                 "modifiers, place and time *before* what they describe, so the alignment is not a diagonal.")
     model, meta = _resources.model_or_stop(_resources.TRANSLATOR)
+    src_tok, tgt_tok = _resources.translator_tokenizers()
     dev = _resources.device()
     examples = example_pairs()
     st.session_state.setdefault("tr_text", DEFAULT_TEXT)
+    vocabulary = st.container()
     st.selectbox("Example sentence (all held out: never seen in training)", list(examples), key="tr_example",
                  on_change=use_example, format_func=lambda en: f"{en}   ({examples[en][1]})")
-    text = st.text_input("English sentence", max_chars=400, key="tr_text",
-                         help="Lower-case words of the generated corpus; type a sentence and press Enter.")
+    text = st.text_input("English sentence", max_chars=MAX_SOURCE_CHARS, key="tr_text",
+                         help="Words of the translator's own English vocabulary (under Known words above), "
+                              "separated by spaces; type a sentence and press Enter.")
+    unknown = outside_vocabulary(src_tok, text)
+    with vocabulary:
+        vocabulary_section(src_tok, tgt_tok, unknown)
+    if unknown:
+        st.error("The translator only knows the words of its generated corpus, and these are not among them: "
+                 + ", ".join(f"“{md(w)}”" for w in unknown) + ". Each would be read as [UNK], a token it never "
+                 "saw in training, so it does not translate the sentence; the words it knows are listed above. "
+                 "It translates sentences such as “the teacher likes the restaurant near the station .” or "
+                 "“where is the book ?”.")
+        st.stop()
     config = model.config
     method, width, layer, head = controls(config.n_dec_layers or config.n_layers, config.n_heads)
     try:

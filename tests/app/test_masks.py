@@ -1,5 +1,8 @@
 """AppTest of the masks page: the drawn masks, densities, layer counts, the live run and the measured cost
-are the ones model/ computes for the chosen settings."""
+are the ones model/ computes for the chosen settings; the trained sparse model reads any text as readable
+BPE pieces and its evaluation caption states its shipped metrics."""
+
+import re
 
 import numpy as np
 import pytest
@@ -87,3 +90,74 @@ def test_cost_curves_count_pairs_and_measure_on_demand(at):
     assert len(table) == 4 and set(table["method"]) == {"dense_masked", "sparse"}
     assert (table["time (ms)"] > 0).all()
     assert chart(at, "masks_time")["data"] and chart(at, "masks_mem")["data"]
+
+
+# ---- the trained sparse model on any text: BPE pieces shown readably, its evaluation stated truthfully ----
+
+MIXED = "The restaurant near the station is quiet. 老师喜欢车站附近的餐厅。 A naïve café!"
+
+
+def shown_text(labels: list[str]) -> str:
+    """The text a row of axis labels spells: "␣" is a space, and a character split into byte pieces
+    ("餐 1/3", "餐 2/3", "餐 3/3") counts once, at its last part."""
+    out = []
+    for label in labels:
+        piece = label.rsplit(" ·", 1)[0]                                # the heatmap numbers each label
+        part = re.fullmatch(r"(.+) (\d+)/(\d+)", piece)
+        if part:
+            piece = part[1] if part[2] == part[3] else ""
+        out.append(piece.replace("␣", " ").replace("↵", "\n"))
+    return "".join(out)
+
+
+@pytest.fixture(scope="module")
+def sparse_meta():
+    from model import checkpoints
+    return checkpoints.read_meta("sparse_encoder")
+
+
+def test_sparse_model_reads_english_and_chinese_as_readable_pieces_without_unk(at, sparse_meta):
+    from model.data import bpe
+    at.selectbox(key="masks_model").set_value("sparse_encoder")
+    at.text_area(key="masks_text").set_value(MIXED)
+    at.run()
+    assert not at.exception
+    enc = bpe.load().encode(MIXED, add_cls_sep=True)                  # what the model reads, independently
+    assert int(metric(at, "tokens N")) == len(enc.ids) and bpe.UNK not in enc.ids
+    assert any(p.startswith("<0x") for p in enc.pieces)                # some characters are split into bytes
+    for key in ("masks_live_masked", "masks_live_full"):
+        trace = chart(at, key)["data"][0]
+        assert trace["x"] == trace["y"] and len(trace["x"]) == len(enc.ids)
+        labels = trace["x"]
+        assert not any("<0x" in t or "[UNK]" in t for t in labels)
+        assert shown_text(labels) == "[CLS]" + enc.text + "[SEP]"     # the pieces spell the text, in order
+    assert any(t.startswith("餐 1/3 ·") for t in labels)                 # 餐 is split into its three UTF-8 bytes
+    assert any("␣ is the space" in c.value for c in at.caption)
+    assert not any("[UNK]" in w.value for w in at.warning)
+
+
+def test_sparse_model_evaluation_caption_states_the_shipped_metrics(at, sparse_meta):
+    m = sparse_meta["metrics"]
+    caption = next(c.value for c in at.caption if c.value.startswith("Evaluation on"))
+    assert "held-out real text" in caption and "piece" in caption
+    for key in ("mlm_accuracy", "mlm_accuracy_full_attention", "mlm_baseline_most_frequent"):
+        assert f"**{m[key]:.1%}**" in caption, key
+    assert f"of {m['eval_masked_tokens']:,} pieces" in caption and f"{m['eval_tokens_per_sequence']}-piece" in caption
+    assert f"window ±{m['pattern_width']} plus {m['pattern_global_tokens']} global token" in caption
+    own, full, base = (caption.index(f"**{m[k]:.1%}**") for k in
+                       ("mlm_accuracy", "mlm_accuracy_full_attention", "mlm_baseline_most_frequent"))
+    assert own < full < base                                          # each number next to its own words
+    assert "under its own pattern" in caption[own:full] and "attend to all" in caption[full:base]
+    assert "most frequent piece" in caption[base:]
+
+
+def test_text_longer_than_the_model_reads_is_cut_with_a_notice(at, sparse_meta):
+    at.text_area(key="masks_text").set_value("The cat sat on the mat. " * 110)   # about 660 pieces
+    at.run()
+    assert not at.exception
+    limit = sparse_meta["config"]["max_len"]
+    assert int(metric(at, "tokens N")) == limit
+    assert any(f"reads at most {limit}" in i.value for i in at.info)
+    at.text_area(key="masks_text").set_value("")
+    at.run()
+    assert not at.exception and any("Type some text" in i.value for i in at.info)

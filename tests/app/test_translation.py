@@ -1,10 +1,14 @@
 """AppTest of the translation page: it translates with the shipped model, draws target × source
-cross-attention for every head, switches decoding, and explains words it cannot translate."""
+cross-attention for every head, switches decoding, lists the translator's own word vocabularies and names
+typed words outside them (they would be [UNK]) instead of translating."""
+
+import re
 
 import numpy as np
 import pytest
 
 from model.data import translation_corpus as corpus
+from model.data.word_tokenizer import SPECIALS
 from model.tasks import translation as translate
 from model.training.recipes import translator
 from tests.app.conftest import open_page
@@ -72,14 +76,55 @@ def test_picking_an_example_translates_it_and_says_how_it_was_held_out(at, shipp
     assert any(f"held-out template, reference {pair.zh} {verdict}" in c.value for c in at.caption)
 
 
-def test_unknown_words_get_a_clear_message_instead_of_a_translation(at):
-    at.text_input(key="tr_text").set_value("the astronaut likes the <b>moon</b>").run()
+def unescaped(markdown: str) -> str:
+    """Undo app_pages._markup.md: the page escapes Markdown punctuation ("\\." shows as ".")."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def vocabulary_box(at):
+    return next(e for e in at.expander if e.label.startswith("Known words: "))
+
+
+def test_page_says_the_translator_keeps_its_own_vocabularies_and_lists_every_word(at, shipped):
+    _, src_tok, tgt_tok = shipped
+    english = translate.known_words(src_tok)
+    chinese = [c for c in tgt_tok.vocab if c not in SPECIALS]
+    text = " ".join(m.value for m in at.markdown)
+    assert "own word vocabularies" in text and "the one place in the app where [UNK] remains, by design" in text
+    box = vocabulary_box(at)
+    assert f"{len(english)} English words and {len(chinese)} Chinese characters" in box.label
+    lines = {m.value.split(":** ")[0]: m.value.split(":** ")[1] for m in box.markdown}
+    assert re.findall(r"`([^`]+)`", lines["**English (source)"]) == english
+    assert re.findall(r"`([^`]+)`", lines["**Chinese (target)"]) == chinese
+    assert "restaurant" in english and "餐" in chinese and "astronaut" not in english
+
+
+@pytest.mark.parametrize("typed,named", [
+    ("the astronaut likes the <b>moon</b>", ["/", "<", ">", "astronaut", "b", "moon"]),
+    ("我喜欢 the station", ["喜", "我", "欢"]),
+])
+def test_words_outside_the_vocabulary_are_named_as_unk_and_not_translated(at, shipped, typed, named):
+    _, src_tok, _ = shipped
+    at.text_input(key="tr_text").set_value(typed).run()
     assert not at.exception
-    msg = at.error[0].value
-    assert "“astronaut”" in msg and "“moon”" in msg and "Known words" in msg
-    assert not at.get("plotly_chart")
+    assert len(at.error) == 1
+    msg = unescaped(at.error[0].value)
+    assert "Each would be read as [UNK]" in msg
+    assert msg.split(": ", 1)[1].split(". Each")[0] == ", ".join(f"“{w}”" for w in named)   # sorted, each once
+    assert all(src_tok.index.get(w) is None for w in named)          # the named words really are outside
+    assert "“the”" not in msg and "“station”" not in msg
+    assert not at.get("plotly_chart")                                 # nothing is translated
+    assert vocabulary_box(at).proto.expanded                          # the list of known words opens
     at.text_input(key="tr_text").set_value(DEFAULT).run()
-    assert not at.error
+    assert not at.error and at.get("plotly_chart") and not vocabulary_box(at).proto.expanded
+
+
+def test_capitals_are_read_as_the_lower_case_words_the_translator_knows(at, shipped):
+    model, src_tok, tgt_tok = shipped
+    at.text_input(key="tr_text").set_value("The Teacher likes the restaurant near the station .").run()
+    assert not at.exception and not at.error
+    assert any(m.value == f"## {translate.run(model, src_tok, tgt_tok, DEFAULT).output}" for m in at.markdown)
+    at.text_input(key="tr_text").set_value(DEFAULT).run()
 
 
 def test_the_log_probability_of_a_confident_translation_is_not_printed_as_minus_zero(at, shipped):
