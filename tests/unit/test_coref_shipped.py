@@ -74,20 +74,21 @@ def test_classic_minimal_pairs_flip(shipped, title, a, b, pronoun, ante_a, ante_
 
 
 def test_cli_prints_the_json_contract_in_whole_words():
-    text = "The schnauzer didn't cross the boulevard because it was too tired."
+    # cello and knapsack are WordNet-grown nouns: [UNK] to the first 328-word vocabulary
+    text = "The cello didn't fit into the knapsack because it was too small."
     out = subprocess.run([sys.executable, "-m", "model.coref", text, "--json"], capture_output=True, text=True,
                          check=True, timeout=120)
     data = json.loads(out.stdout)
     assert set(data) == {"tokens", "pieces", "pronouns"}
-    assert data["tokens"] == ["[CLS]", "The", "schnauzer", "didn't", "cross", "the", "boulevard", "because", "it",
-                              "was", "too", "tired", ".", "[SEP]"]
-    assert len(data["pieces"]) == len(data["tokens"]) and "".join(data["pieces"][2]) == " schnauzer"
-    assert len(data["pieces"][2]) > 1                     # a word no vocabulary of ours holds whole
+    assert data["tokens"] == ["[CLS]", "The", "cello", "didn't", "fit", "into", "the", "knapsack", "because", "it",
+                              "was", "too", "small", ".", "[SEP]"]
+    assert len(data["pieces"]) == len(data["tokens"]) and "".join(data["pieces"][7]) == " knapsack"
+    assert len(data["pieces"][7]) > 1                     # a word the BPE holds only in pieces
     (p,) = data["pronouns"]
     assert set(p) == {"index", "token", "head", "antecedent", "antecedent_index", "top"}
-    assert p["token"] == "it" and p["index"] == 8
-    assert p["antecedent"] == "schnauzer" and p["antecedent_index"] == 2
-    assert p["top"][0][0] == "schnauzer" and 0 < p["top"][0][1] <= 1
+    assert p["token"] == "it" and p["index"] == 9
+    assert p["antecedent"] == "knapsack" and p["antecedent_index"] == 7       # not the first noun
+    assert p["top"][0][0] == "knapsack" and 0 < p["top"][0][1] <= 1
 
 
 def test_cli_refuses_a_head_outside_the_model(capsys):
