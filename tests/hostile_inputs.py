@@ -66,7 +66,10 @@ CATALOGUE = {
     "100k_chars": Hostile("the restaurant was busy . " * 4000, _says(_clipped("104,000"), {
         "explorer": (TOO_LONG_EXPLORER,), "coreference": (TOO_LONG_COREF, NO_PRONOUN),
         "translation": (("error", NOT_AMONG),), "step_by_step": (TOO_LONG_STEPS,), "positional": (REORDER,)})),
-    "one_long_word": Hostile("a" * 50_000, _says(_clipped("50,000"), _unknown("a" * 40, "“" + "a" * 40))),
+    "one_long_word": Hostile("a" * 50_000, _says(_clipped("50,000"), {
+        "coreference": (NO_PRONOUN, TOO_LONG_COREF), "explorer": (TOO_LONG_EXPLORER,),
+        "step_by_step": (TOO_LONG_STEPS,), "translation": (("error", NOT_AMONG + "“" + "a" * 40),),
+        "positional": (("error", "this model's learned position table stops at max_len=128"),)})),
     "emoji": Hostile("The restaurant 🍔🍟 refused to serve me 😡 because it was closed 🚫",
                      _unknown("🍔, 🍟, 😡, 🚫", _q("because", "closed", "it", "me"), pronoun=True)),
     "emoji_zwj": Hostile("👩‍👩‍👧‍👦 ate the raccoon 🦝",
