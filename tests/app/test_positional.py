@@ -5,6 +5,7 @@ import pytest
 
 from model import checkpoints
 from model.analysis.shift import shift_matrix
+from model.data import bpe
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of
@@ -108,13 +109,17 @@ def test_positions_past_the_learned_table_are_refused_clearly(at):
 
 
 def test_length_check_counts_the_tokens_each_kind_of_model_reads(at):
-    """An encoder reads [CLS] words [SEP]; the decoder general_gpt reads [BOS] pieces (it was counted as an encoder)."""
+    """An encoder reads [CLS] pieces [SEP]; the decoder general_gpt reads [BOS] pieces (once counted as an encoder)."""
     show(at, "Beyond max_len")
-    at.text_area(key="len_text").set_value("the cafe sold the soup .").run()
-    assert any(s.value.startswith("8 tokens: within coref_encoder's 128") for s in at.success)
+    text = "the cafe sold the soup ."
+    tok = bpe.load()
+    n_enc, n_dec = len(tok.encode(text, add_cls_sep=True).ids), len(tok.encode(text, bos=True).ids)
+    assert (n_enc, n_dec) == (10, 9)                 # [CLS] 8 pieces [SEP]; [BOS] 8 pieces
+    at.text_area(key="len_text").set_value(text).run()
+    assert any(s.value.startswith(f"{n_enc} tokens: within coref_encoder's 128") for s in at.success)
     at.session_state["text_model"] = "general_gpt"
     at.run()
-    assert any(s.value.startswith("9 tokens: within general_gpt's 128") for s in at.success)     # [BOS] + 8 pieces
+    assert any(s.value.startswith(f"{n_dec} tokens: within general_gpt's 128") for s in at.success)
     at.session_state["text_model"] = "coref_encoder"
     at.run()
 
