@@ -7,6 +7,7 @@ import torch
 
 from model import checkpoints
 from model.analysis.order import find_permutation, order_experiment
+from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
@@ -63,7 +64,7 @@ def test_experiment_refuses_text_beyond_the_learned_table(tokenizer):
 
 def test_shipped_encoder_is_order_blind_only_without_positions():
     model, meta = checkpoints.load("coref_encoder")
-    tok = WordTokenizer.from_dict(meta["tokenizer"])
+    tok = text_input.tokenizer_of(meta)
     exp = order_experiment(model, tok, A, B)
     assert exp.errors["off"]["output"] < 1e-4 and exp.errors["off"]["attention"] < 1e-5
     assert exp.errors["on"]["output"] > 0.05
