@@ -47,7 +47,11 @@ def streamlit_server(log_path: Path):
             yield url
         finally:
             proc.terminate()
-            proc.wait(timeout=20)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:      # a loaded machine: stop it for sure
+                proc.kill()
+                proc.wait(timeout=30)
 
 
 def launch(pw):
