@@ -1,5 +1,5 @@
 """In a real browser, on the shipped default model: the explorer shows the textbook paragraph, the
-all-heads image and the zoomed head; hovering the zoom shows a weight that equals the model's own;
+all-heads image and the zoomed head; hovering the zoom shows a word-level weight that equals the model's own;
 clicking a map in the grid zooms that head. Screenshots: screenshots/explorer_*.png."""
 import re
 from pathlib import Path
@@ -9,8 +9,9 @@ from playwright.sync_api import expect
 
 from app_pages import _resources
 from model import checkpoints
-from model.data.word_tokenizer import WordTokenizer
+from model.data import text_input
 from model.tasks.attention_run import run_text
+from model.tasks.word_attention import word_attention
 from tests.browser.conftest import shot, wait_for_app
 
 HOVER = re.compile(r"query: (.+) ·(\d+)\s*key: (.+) ·(\d+)\s*weight: ([0-9.]+)")
@@ -37,7 +38,7 @@ def shipped_run():
     if name not in checkpoints.shipped():
         pytest.fail(f"{name} is not in assets/: train it with `python -m model.train {name}`")
     model, meta = checkpoints.load(name)
-    return model, WordTokenizer.from_dict(meta["tokenizer"])
+    return model, text_input.tokenizer_of(meta)
 
 
 def test_paragraph_grid_zoom_and_a_hover_that_shows_the_models_weight(page, server_url, shipped_run):
@@ -57,9 +58,10 @@ def test_paragraph_grid_zoom_and_a_hover_that_shows_the_models_weight(page, serv
     assert match, hover.text_content()
     i, j, shown = int(match.group(2)), int(match.group(4)), float(match.group(5))
     model, tok = shipped_run
-    expected = run_text(model, tok, text, "cls_sep")
-    assert match.group(1) == expected.tokens[i] and match.group(3) == expected.tokens[j]
-    assert shown == pytest.approx(float(expected.weights[0, 0, i, j]), abs=5e-7)
+    run = run_text(model, tok, text, "cls_sep")
+    words = word_attention(run.weights, run.words)             # the page shows whole words by default
+    assert match.group(1) == run.word_texts[i] and match.group(3) == run.word_texts[j]
+    assert shown == pytest.approx(float(words[0, 0, i, j]), abs=1e-6)
     shot(page, "explorer_hover")
 
 
