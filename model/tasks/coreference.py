@@ -19,12 +19,12 @@ def encode(tokenizer, text: str) -> text_input.TextEncoding:
 
 
 @torch.inference_mode()
-def batch_weights(model, tokenizer, texts: list[str], batch_size: int = 128) -> list[np.ndarray]:
-    """Piece attention of every text, with [CLS] and [SEP]: a list of (L, H, N_i, N_i) float32 arrays."""
+def encoded_weights(model, encodings: list[text_input.TextEncoding], batch_size: int = 128) -> list[np.ndarray]:
+    """Piece attention of already encoded texts: a list of (L, H, N_i, N_i) float32 arrays."""
     out = []
     device = next(model.parameters()).device
-    for start in range(0, len(texts), batch_size):
-        encs = [encode(tokenizer, t).ids for t in texts[start:start + batch_size]]
+    for start in range(0, len(encodings), batch_size):
+        encs = [e.ids for e in encodings[start:start + batch_size]]
         T = max(map(len, encs))
         ids = torch.full((len(encs), T), PAD, dtype=torch.long, device=device)
         for i, e in enumerate(encs):
@@ -36,10 +36,15 @@ def batch_weights(model, tokenizer, texts: list[str], batch_size: int = 128) -> 
     return out
 
 
+def batch_weights(model, tokenizer, texts: list[str], batch_size: int = 128) -> list[np.ndarray]:
+    """Piece attention of every text, with [CLS] and [SEP]: a list of (L, H, N_i, N_i) float32 arrays."""
+    return encoded_weights(model, [encode(tokenizer, t) for t in texts], batch_size)
+
+
 def word_weights(model, tokenizer, texts: list[str]) -> list[np.ndarray]:
     """Word attention of every text: a list of (L, H, W_i, W_i) arrays, W_i counting [CLS] and [SEP]."""
-    weights = batch_weights(model, tokenizer, texts)
-    return [word_attention(w, encode(tokenizer, t).words) for w, t in zip(weights, texts)]
+    encs = [encode(tokenizer, t) for t in texts]
+    return [word_attention(w, e.words) for w, e in zip(encoded_weights(model, encs), encs)]
 
 
 def ref_hits(model, tokenizer, samples: list[Sample]) -> np.ndarray:
@@ -89,7 +94,7 @@ def resolve(model, tokenizer, text: str, head: tuple[int, int], top_k: int = 5,
     counted with [CLS] and [SEP]. weights: the (L, H, N, N) piece attention of this text when already computed."""
     enc = encode(tokenizer, text)
     if weights is None:
-        weights = batch_weights(model, tokenizer, [text])[0]
+        weights = encoded_weights(model, [enc])[0]
     layer, h = head
     words = word_attention(weights[layer, h], enc.words)                  # (W, W)
     pronouns = []

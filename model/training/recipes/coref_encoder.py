@@ -187,9 +187,8 @@ def metrics(model, tok, head: list[int]) -> dict:
     out["coref_acc_classics"] = float(ref_hits(model, tok, classic)[layer, h].mean())
     out["mlm_acc"] = course_mlm_accuracy(model, tok, pairs_ + frames_)
     seqs, _ = general_encoder.text_measures(tok, general_encoder.RECIPE, "cls_sep")
-    train = rtb.encode_split(tok, "train")
-    most_frequent = int(np.argmax(np.bincount(train.ids, minlength=len(tok))))
-    acc, _ = general_encoder.mlm_accuracy(model, seqs, general_encoder.RECIPE["eval_mask_prob"], most_frequent)
+    acc, _ = general_encoder.mlm_accuracy(model, seqs, general_encoder.RECIPE["eval_mask_prob"],
+                                          general_encoder.most_frequent_id(tok))
     out["mlm_acc_heldout_real"] = round(acc, 4)
     out.update(general_gpt.head_measures(model, seqs, general_encoder.RECIPE, prefix=[bpe.CLS], suffix=[bpe.SEP]))
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}

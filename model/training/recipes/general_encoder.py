@@ -103,12 +103,16 @@ def mlm_accuracy(model, seqs: list[list[int]], prob: float, most_frequent: int, 
     return hits / count, base / count
 
 
+def most_frequent_id(tok, max_docs: int | None = None) -> int:
+    """The id most frequent in the training documents (the masked-LM baseline's one answer)."""
+    return int(np.argmax(np.bincount(rtb.encode_split(tok, "train", max_docs).ids, minlength=len(tok))))
+
+
 def measure(model, meta: dict) -> dict:
     r = meta["recipe"]
     tok = text_input.tokenizer_of(meta)
     seqs, out = text_measures(tok, r, "cls_sep")
-    train = rtb.encode_split(tok, "train", r["max_train_docs"])
-    most_frequent = int(np.argmax(np.bincount(train.ids, minlength=len(tok))))
+    most_frequent = most_frequent_id(tok, r["max_train_docs"])
     acc, base = mlm_accuracy(model, seqs, r["eval_mask_prob"], most_frequent)
     out.update({"mlm_acc_heldout_real": round(acc, 4), "mlm_baseline_most_frequent_real": round(base, 4),
                 "most_frequent_token": tok.piece(most_frequent)})
