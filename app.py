@@ -4,6 +4,10 @@ import os
 # Small matrices run faster on one BLAS thread, and sessions already run in parallel threads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+# Sessions run in parallel threads. Plotly looks pandas up at draw time, and a thread that does so
+# while another is still importing it gets a half-built module; import both here, before any page.
+import pandas  # noqa: E402,F401
+import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
 
 from app_pages import _memory, _pages, _resources  # noqa: E402
