@@ -9,9 +9,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pandas  # noqa: E402,F401
 import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
+import torch  # noqa: E402
 
 from app_pages import _memory, _pages, _resources  # noqa: E402
 
+torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
 _memory.bound_heap_fragmentation()
 _memory.forget_stale_widgets()
 _memory.release_freed_heap()

@@ -16,11 +16,19 @@ RUNS_KEPT = 8                    # results kept per cached function: a rerun is 
 # ---- explorer, coreference ----
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model with attention captured…")
 def explorer_run(name: str, device: str, text: str):
-    """TextRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices) of a shipped text model
-    on typed text, read by the model's own text rule (encoders [CLS] … [SEP], decoders a leading [BOS])."""
+    """TextRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices; no logits) of a shipped
+    text model on typed text, read by the model's own text rule (encoders [CLS] … [SEP], decoders [BOS] first)."""
     from model.tasks.attention_run import run_text
     model, _ = load_model(name, device)
-    return run_text(model, load_tokenizer(name), text, text_rule(name))
+    return run_text(model, load_tokenizer(name), text, text_rule(name), logits=False)
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def explorer_word_weights(name: str, device: str, text: str) -> np.ndarray:
+    """(L, H, W, W) float32: explorer_run's weights between whole words (model.tasks.word_attention)."""
+    from model.tasks.word_attention import word_attention
+    run = explorer_run(name, device, text)
+    return word_attention(run.weights, run.words).astype(np.float32)
 
 
 @dataclass(frozen=True)

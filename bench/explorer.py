@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 from bench._timing import cpu_ms as _cpu_ms
 from model import checkpoints
@@ -57,8 +58,19 @@ def text_of(tok: WordTokenizer, n: int, rule: str) -> str:
 
 
 def refresh(repeats: int) -> dict:
-    """CPU time of one rerun of the explorer page (app_pages/views/explorer.py, every tab drawn) on a text of 128
-    tokens, the model run included: the page's cached run is cleared before each rerun."""
+    """CPU time of one rerun of the explorer page (app_pages/views/explorer.py, its first tab open) on a text of 128
+    tokens, the model run included: the page's cached run is cleared before each rerun. Threads as app.py sets
+    them: one for BLAS, one for torch."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _refresh(repeats)
+    finally:
+        torch.set_num_threads(before)
+
+
+def _refresh(repeats: int) -> dict:
     if DEFAULT not in checkpoints.shipped():
         return {"explorer_refresh_ms_n128": None, "explorer_refresh_model": f"no {DEFAULT} in assets/"}
     from streamlit.testing.v1 import AppTest
@@ -72,6 +84,7 @@ def refresh(repeats: int) -> dict:
 
     def once():
         _runs.explorer_run.clear()
+        _runs.explorer_word_weights.clear()
         at.run()
     once()
     if at.exception:

@@ -10,6 +10,7 @@ from labels import head_only
 
 from .grid import layout
 from .theme import HEAD_COLOURS
+from .unchecked import figure
 
 OPACITY_BINS = 8
 
@@ -59,30 +60,30 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
             if not len(chosen):
                 continue
             xs, ys = _segments(chosen)
-            traces.append(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
-                                     legendgroup=f"h{h}", opacity=(b + 1) / OPACITY_BINS,
-                                     line=dict(color=head_colour(h), width=2.5)))
+            traces.append(dict(type="scatter", x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
+                               legendgroup=f"h{h}", opacity=(b + 1) / OPACITY_BINS,
+                               line=dict(color=head_colour(h), width=2.5)))
         if picked is not None and len(pairs):
             # hover targets at the far end of the picked token's lines: exact weights
             outgoing = pairs[:, 0] == picked
-            traces.append(go.Scatter(
-                x=np.where(outgoing, 0.97, 0.03), y=np.where(outgoing, pairs[:, 1], pairs[:, 0]), mode="markers",
-                marker=dict(size=5, color=head_colour(h), opacity=0.7), showlegend=False, legendgroup=f"h{h}",
-                customdata=np.stack([pairs[:, 0], pairs[:, 1], vals], 1),
+            traces.append(dict(
+                type="scatter", x=np.where(outgoing, 0.97, 0.03), y=np.where(outgoing, pairs[:, 1], pairs[:, 0]),
+                mode="markers", marker=dict(size=5, color=head_colour(h), opacity=0.7), showlegend=False,
+                legendgroup=f"h{h}", customdata=np.stack([pairs[:, 0], pairs[:, 1], vals], 1),
                 hovertemplate=f"{head_only(h)}: query %{{customdata[0]}} → key %{{customdata[1]}}"
                               "<br>weight %{customdata[2]:.6f}<extra></extra>"))
-        traces.append(go.Scatter(x=[None], y=[None], mode="lines", name=head_only(h), legendgroup=f"h{h}",
-                                 line=dict(color=head_colour(h), width=4)))
+        traces.append(dict(type="scatter", x=[None], y=[None], mode="lines", name=head_only(h), legendgroup=f"h{h}",
+                           line=dict(color=head_colour(h), width=4)))
     idx = np.arange(start, stop)
     labels = [html.escape(tokens[i], quote=False) for i in idx]
     bold = ["<b>" + t + "</b>" if i == picked else t for i, t in zip(idx, labels)]
     for x, pos, side in ((0.0, "middle left", "query"), (1.0, "middle right", "key")):
-        traces.append(go.Scatter(
-            x=np.full(len(idx), x), y=idx, mode="markers+text", text=bold, textposition=pos,
+        traces.append(dict(
+            type="scatter", x=np.full(len(idx), x), y=idx, mode="markers+text", text=bold, textposition=pos,
             marker=dict(size=9, color=["#ffbf00" if i == picked else "#bbbbbb" for i in idx]),
             customdata=idx, showlegend=False, name=side,
             hovertemplate=f"{side} %{{customdata}}: %{{text}}<extra></extra>"))
-    return go.Figure(traces, layout=layout(
+    return figure(traces, layout(
         title, max(320, 22 * (stop - start) + 120), legend=dict(orientation="h", y=1.02, x=0), dragmode=False,
         clickmode="event+select", xaxis=dict(range=[-0.9, 1.9], visible=False),
         yaxis=dict(range=[stop - 0.5, start - 1.5], visible=False)))

@@ -3,7 +3,6 @@ at once (one image), one head zoomed with exact weights, lines between tokens, p
 with automatic labels and their rules, attention rollout across layers, and downloads."""
 import html
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +11,6 @@ from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
 from model.data import course_world as corpus
-from model.tasks.word_attention import word_attention
 from viz import export, grid, head_view
 from viz import stats as stat_viz
 
@@ -89,7 +87,7 @@ def render():
             help="Attention to a word is the sum over its pieces; from a word, the mean of its pieces' rows "
                  "(Clark et al. 2019). Off: every piece on its own."):
         tokens = run.word_texts
-        weights = word_attention(run.weights, run.words).astype(np.float32)
+        weights = _runs.explorer_word_weights(name, _resources.device(), text)
         N = len(tokens)
         st.caption(f"Shown as {N} whole words made of {len(run.tokens)} pieces.")
 

@@ -23,16 +23,18 @@ def capture_buffer(model, n: int) -> torch.Tensor:
     return torch.empty(len(layers), 1, n_heads, n, n, device=next(model.parameters()).device)
 
 
-def encode_captured(model, ids: torch.Tensor, mask=None, qkv: bool = False, positions: bool = True) -> dict:
+def encode_captured(model, ids: torch.Tensor, mask=None, qkv: bool = False, positions: bool = True,
+                    logits: bool = True) -> dict:
     """One captured forward pass of a batch of 1. ids: (1, N). Returns numpy arrays: weights (L, H, N, N),
-    hidden (L + 1, N, C), logits (N, V), and with qkv also q, k, v (L, H, N, D) and scores (L, H, N, N)."""
+    hidden (L + 1, N, C), logits (N, V) (None without `logits`: the output layer is the costliest matrix
+    product at a large vocabulary), and with qkv also q, k, v (L, H, N, D) and scores (L, H, N, N)."""
     buf = None if qkv else capture_buffer(model, ids.shape[1])
     with capturing(*(QKV if qkv else ()), weights_into=buf):
         out = model.encode(ids, mask=mask, positions=positions)
     arrays = {"weights": buf[:, 0].float().cpu().numpy() if buf is not None
               else stack_intermediates(out.intermediates, "weights"),
               "hidden": torch.cat(out.hidden).float().cpu().numpy(),           # (L + 1, N, C)
-              "logits": model.lm_head(out.x)[0].float().cpu().numpy()}         # (N, V)
+              "logits": model.lm_head(out.x)[0].float().cpu().numpy() if logits else None}   # (N, V)
     if qkv:
         arrays.update({name: stack_intermediates(out.intermediates, name) for name in QKV[1:]})
     return arrays
@@ -40,11 +42,11 @@ def encode_captured(model, ids: torch.Tensor, mask=None, qkv: bool = False, posi
 
 @torch.inference_mode()
 def run_text(model, tokenizer: WordTokenizer, text: str, rule: str, *, mask=None, qkv: bool = False,
-             positions: bool = True, max_tokens: int | None = None) -> TextRun:
+             positions: bool = True, max_tokens: int | None = None, logits: bool = True) -> TextRun:
     """Tokenize by the model's text rule (model.data.text_input), run it with attention captured.
 
     mask: optional bool (N, N) or per-layer list, True = may attend. Text longer than the model's max_len
-    (or max_tokens) is cut and a notice says so.
+    (or max_tokens) is cut and a notice says so. logits=False leaves TextRun.logits None.
     """
     enc = text_input.encode(tokenizer, text, rule)
     limit = min(model.config.max_len, max_tokens or model.config.max_len)
@@ -57,6 +59,6 @@ def run_text(model, tokenizer: WordTokenizer, text: str, rule: str, *, mask=None
     ids = torch.tensor([enc.ids], device=device)
     if isinstance(mask, np.ndarray):
         mask = torch.from_numpy(mask).to(device)
-    arrays = encode_captured(model, ids, mask=mask, qkv=qkv, positions=positions)
+    arrays = encode_captured(model, ids, mask=mask, qkv=qkv, positions=positions, logits=logits)
     return TextRun(tokens=tuple(enc.tokens), ids=np.array(enc.ids), unknown=tuple(enc.unknown),
                    notices=tuple(notices), words=enc.words, word_texts=enc.word_texts, **arrays)

@@ -37,17 +37,17 @@ class TextRun(_FrozenArrays):
 
     tokens: N pieces as shown; ids: (N,) int; unknown: N flags for pieces outside the vocabulary;
     weights: (L, H, N, N) float32, rows sum to 1 over allowed keys; hidden: (L + 1, N, C), the layer inputs
-    then the output; logits: (N, V); q, k, v: (L, H, N, D) and scores: (L, H, N, N) scaled, −inf where
-    masked, only when asked for; notices: what the user should know (e.g. the text was cut); words: the
-    token indices of each whole word (model.tasks.word_attention turns piece attention into word attention)
-    and word_texts, each as typed.
+    then the output; logits: (N, V), None when not asked for; q, k, v: (L, H, N, D) and scores: (L, H, N, N)
+    scaled, −inf where masked, only when asked for; notices: what the user should know (e.g. the text was cut);
+    words: the token indices of each whole word (model.tasks.word_attention turns piece attention into word
+    attention) and word_texts, each as typed.
     """
     tokens: tuple[str, ...]
     ids: np.ndarray
     unknown: tuple[bool, ...]
     weights: np.ndarray
     hidden: np.ndarray
-    logits: np.ndarray
+    logits: np.ndarray | None
     q: np.ndarray | None = None
     k: np.ndarray | None = None
     v: np.ndarray | None = None

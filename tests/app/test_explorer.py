@@ -38,8 +38,10 @@ def tiny(tmp_path_factory):
                                         d_ff=64, max_len=48)
     with mock.patch.object(checkpoints, "ASSETS", folder):
         _runs.explorer_run.clear()
+        _runs.explorer_word_weights.clear()
         yield model, tok
     _runs.explorer_run.clear()
+    _runs.explorer_word_weights.clear()
 
 
 @pytest.fixture

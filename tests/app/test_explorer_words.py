@@ -25,8 +25,10 @@ def tiny(tmp_path_factory):
                                         n_layers=2, d_ff=32, max_len=64)
     with mock.patch.object(checkpoints, "ASSETS", folder):
         _runs.explorer_run.clear()
+        _runs.explorer_word_weights.clear()
         yield model, tok
     _runs.explorer_run.clear()
+    _runs.explorer_word_weights.clear()
 
 
 def _zoom(at):

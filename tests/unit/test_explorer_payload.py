@@ -30,6 +30,7 @@ def long_model(tmp_path_factory):
     with mock.patch.object(checkpoints, "ASSETS", folder):
         yield model.config
     _runs.explorer_run.clear()
+    _runs.explorer_word_weights.clear()
 
 
 def test_page_bytes_at_512_tokens_are_capped_and_the_grid_is_an_image(long_model):
