@@ -19,7 +19,7 @@ ALIBI_HEADS = 16                        # the positional page's ALiBi picker off
 # (page, session-state values to set before a run): each run draws what the earlier ones did not
 VIEWS = [("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}), ("generation.py", {}),
          ("translation.py", {}),
-         ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
+         ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
          *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")]]
 

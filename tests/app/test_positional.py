@@ -5,7 +5,6 @@ import pytest
 
 from model import checkpoints
 from model.analysis.shift import shift_matrix
-from model.data import bpe
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of
@@ -109,17 +108,21 @@ def test_positions_past_the_learned_table_are_refused_clearly(at):
 
 
 def test_length_check_counts_the_tokens_each_kind_of_model_reads(at):
-    """An encoder reads [CLS] pieces [SEP]; the decoder general_gpt reads [BOS] pieces (once counted as an encoder)."""
-    show(at, "Beyond max_len")
+    """An encoder reads [CLS] text [SEP]; the decoder general_gpt reads [BOS] text (it was counted as an encoder).
+    The counts come from each model's own tokenizer, whichever it ships with (words or BPE pieces)."""
+    from model.data import bpe, text_input
     text = "the cafe sold the soup ."
-    tok = bpe.load()
-    n_enc, n_dec = len(tok.encode(text, add_cls_sep=True).ids), len(tok.encode(text, bos=True).ids)
-    assert (n_enc, n_dec) == (10, 9)                 # [CLS] 8 pieces [SEP]; [BOS] 8 pieces
+    show(at, "Beyond max_len")
     at.text_area(key="len_text").set_value(text).run()
-    assert any(s.value.startswith(f"{n_enc} tokens: within coref_encoder's 128") for s in at.success)
-    at.session_state["text_model"] = "general_gpt"
-    at.run()
-    assert any(s.value.startswith(f"{n_dec} tokens: within general_gpt's 128") for s in at.success)
+    for name, specials in (("coref_encoder", ("[CLS]", "[SEP]")), ("general_gpt", ("[BOS]",))):
+        at.session_state["text_model"] = name
+        at.run()
+        meta = checkpoints.read_meta(name)
+        enc = text_input.tokenizer_of(meta).encode(text)
+        n = len(enc.ids) + len(specials)
+        assert text_input.rule_of(meta) == ("bos" if specials == ("[BOS]",) else "cls_sep")
+        assert any(s.value.startswith(f"{n} tokens: within {name}'s {meta['config']['max_len']}") for s in at.success)
+    assert len(bpe.load().encode(text).ids) == 8                      # the shipped BPE: one piece per word here
     at.session_state["text_model"] = "coref_encoder"
     at.run()
 
