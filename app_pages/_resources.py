@@ -7,6 +7,7 @@ import threading
 import streamlit as st
 import torch
 
+from app_pages import _url
 from model import checkpoints
 from model.checkpoints import CheckpointError
 from model.data import text_input
@@ -108,17 +109,21 @@ def selected_text_model() -> str | None:
 
 
 def sidebar():
-    """Shared controls; pages read them from st.session_state, so each page also runs alone."""
+    """Shared controls; pages read them from st.session_state, so each page also runs alone. The model and the
+    device are in the URL; "Copy link" copies the whole view of any page."""
     with st.sidebar:
+        _url.copy_link()                                 # first: visible without scrolling on a 720-px screen
         models = text_models()
         if models:
-            st.selectbox("Text model", models, key="text_model",
+            _url.stale_link("text_model", models, "the model", models[0])
+            st.selectbox("Text model", models, key="text_model", bind=_url.BIND, persist_state=_url.KEEP,
                          help="The shipped, trained model the text pages run.")
         else:
             st.warning("No shipped text model was found in assets/.")
         for name, why in broken_models().items():
             st.error(f"Model **{html.escape(name)}** is unavailable: {html.escape(why)}")
-        st.selectbox("Device", devices.CHOICES, key="device",
+        _url.stale_link("device", devices.CHOICES, "the device", devices.CHOICES[0])
+        st.selectbox("Device", devices.CHOICES, key="device", bind=_url.BIND, persist_state=_url.KEEP,
                      help="auto picks a GPU when there is one; an absent device falls back to CPU.")
         st.caption(f"torch {torch.__version__} · running on **{device()}**")
 

@@ -3,7 +3,7 @@ N, d_model, heads, d_ff, where the LayerNorm sits), its numbers, its parameters 
 weights, and for every block the page that teaches it."""
 import streamlit as st
 
-from app_pages import _pages, _resources
+from app_pages import _pages, _resources, _url
 from app_pages._markup import md
 from viz.architecture import ACTIVATIONS, architecture_blocks, plot_architecture, taught_on
 
@@ -72,8 +72,9 @@ def render():
         st.error("No model is shipped in assets/. Train one with `python -m model.train <name>`.")
         st.stop()
     names = sorted(metas)
+    _url.stale_link("arch_model", names, "the model", names[0])
     # the plain name, not a formatted label: bind puts the label in the address (?arch_model=translator)
-    name = st.selectbox("Model", names, key="arch_model", bind="query-params", persist_state="session",
+    name = st.selectbox("Model", names, key="arch_model", bind=_url.BIND, persist_state=_url.KEEP,
                         help="Any shipped model, text or image; the page's address keeps the choice.")
     model, meta = _resources.model_or_stop(name)
     config = meta["config"]

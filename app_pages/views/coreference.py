@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_pages import _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run
@@ -15,6 +16,8 @@ from viz.heatmap import plot_heatmap
 
 MAX_CHARS = 1200
 OWN = "Your own text"
+BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
+TABS = ["Pronoun → heads", "Minimal pairs", "Heads ranked"]
 
 
 def _pick_example():
@@ -37,6 +40,12 @@ def _flag_unknown(run):
         st.info(notice)
 
 
+def _new_pair():
+    """Another minimal pair picked: its two sentences replace the ones in the boxes."""
+    pair = next(p for p in corpus.MINIMAL_PAIRS if p[0] == st.session_state["coref_pair"])
+    st.session_state["coref_a"], st.session_state["coref_b"] = pair[1], pair[2]
+
+
 def _pronouns(words) -> list[int]:
     return [i for i, t in enumerate(words) if t.lower() in corpus.PRONOUNS]
 
@@ -57,15 +66,23 @@ def pronoun_view(run, chosen: tuple[int, int]):
         options = [i for i, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]")]
     if not options:
         st.stop()
-    c1, c2 = st.columns(2)
-    src = c1.selectbox("Pronoun", options, format_func=lambda i: f"{tokens[i]}  (word {i})")
+    words = _url.word_labels(tokens)                 # picked by word in the URL, never by position
     heads = [(layer, h) for layer in range(L) for h in range(H)]
-    layer, h = c2.selectbox("Head for the arrows", heads, index=heads.index(chosen),
-                            format_func=lambda lh: head_label(*lh) + (" · the coreference head, chosen on "
-                                                                      "validation" if lh == chosen else ""))
+    _url.stale_link("coref_pronoun", [words[i] for i in options], "the word", words[options[0]])
+    _url.stale_link("coref_head", [head_label(*lh) for lh in heads], "head", head_label(*chosen))
+    if st.session_state.get("coref_pronoun_words") != tokens:          # another text: its first pronoun again
+        st.session_state["coref_pronoun_words"] = tokens
+        st.session_state["coref_pronoun"] = options[0]
+    c1, c2 = st.columns(2)
+    src = c1.selectbox("Pronoun", options, key="coref_pronoun", format_func=words.__getitem__, bind=BIND,
+                       help="A word seen again is numbered: “it (2)”.")
+    layer, h = c2.selectbox("Head for the arrows", heads, index=heads.index(chosen), key="coref_head",
+                            format_func=lambda lh: head_label(*lh), bind=BIND, persist_state=KEEP,
+                            help=f"{head_label(*chosen)} is the coreference head, chosen on validation.")
     row = run.weights[layer, h, src]                                     # (N,)
     j = int(row.argmax())
-    st.markdown(f"Head **{head_label(layer, h)}** points **{md(tokens[src])}** ({_word(run, src)}) at "
+    which = " (the coreference head, chosen on validation)" if (layer, h) == chosen else ""
+    st.markdown(f"Head **{head_label(layer, h)}**{which} points **{md(tokens[src])}** ({_word(run, src)}) at "
                 f"**{md(tokens[j])}** ({md(_word(run, j))}) with weight **{row[j]:.3f}**.")
     st.caption("Attention between whole words: to a word, the sum over its pieces; from a word, the mean of its "
                "pieces' rows (Clark et al. 2019).")
@@ -109,11 +126,15 @@ def pair_view(device_name: str, chosen: tuple[int, int]):
     st.markdown("Two sentences that differ in one word after the pronoun. The picture shows attention of "
                 "A minus attention of B at the pronoun, for every head, on the words both share.")
     titles = [p[0] for p in corpus.MINIMAL_PAIRS]
-    pick = st.selectbox("Minimal pair", titles, key="coref_pair")
+    pick = st.selectbox("Minimal pair", titles, key="coref_pair", on_change=_new_pair, bind=BIND, persist_state=KEEP)
     title, text_a, text_b, pron, ante_a, ante_b = corpus.MINIMAL_PAIRS[titles.index(pick)]
     c1, c2 = st.columns(2)
-    a = clip_text(c1.text_input("Sentence A", text_a, key=f"coref_a_{pick}", max_chars=MAX_CHARS))
-    b = clip_text(c2.text_input("Sentence B", text_b, key=f"coref_b_{pick}", max_chars=MAX_CHARS))
+    _url.clipped_link_text("coref_a", MAX_CHARS)
+    a = clip_text(c1.text_input("Sentence A", text_a, key="coref_a", max_chars=MAX_CHARS,
+                                bind=_url.text_bind("coref_a"), persist_state=KEEP))
+    _url.clipped_link_text("coref_b", MAX_CHARS)
+    b = clip_text(c2.text_input("Sentence B", text_b, key="coref_b", max_chars=MAX_CHARS,
+                                bind=_url.text_bind("coref_b"), persist_state=KEEP))
     run_a, run_b = coref_run(COREF_MODEL, device_name, a), coref_run(COREF_MODEL, device_name, b)
     pa, pb = _pronouns(run_a.tokens), _pronouns(run_b.tokens)
     if not pa or not pb:
@@ -147,22 +168,30 @@ def render():
     model, meta = model_or_stop(COREF_MODEL)
     chosen = tuple(meta["coref_head"])
     dev = device()
-    if "coref_text" not in st.session_state:
-        st.session_state["coref_text"] = corpus.PARAGRAPH
-    st.selectbox("Gallery", [t for t, _ in corpus.CLASSICS] + [OWN], key="coref_example", on_change=_pick_example)
-    text = clip_text(st.text_area("Text", key="coref_text", height=110, max_chars=MAX_CHARS, on_change=_typed,
+    _url.gallery_link("coref_example", "coref_text", dict(corpus.CLASSICS), OWN)
+    st.selectbox("Gallery", [t for t, _ in corpus.CLASSICS] + [OWN], key="coref_example", on_change=_pick_example,
+                 bind=BIND, persist_state=KEEP)
+    _url.clipped_link_text("coref_text", MAX_CHARS)
+    text = clip_text(st.text_area("Text", corpus.PARAGRAPH, key="coref_text", height=110, max_chars=MAX_CHARS,
+                                  on_change=_typed, bind=_url.text_bind("coref_text"), persist_state=KEEP,
                                   help=f"Up to {MAX_CHARS} characters; the model reads at most "
                                        f"{model.config.max_len} subword pieces."), MAX_CHARS)
+    _url.long_text_note("coref_text")
     if not text.strip():
         st.info("Type a sentence with a pronoun, for example: The dog didn't cross the road because it was too tired.")
         st.stop()
 
     run = coref_run(COREF_MODEL, dev, text)
     _flag_unknown(run)
-    tab1, tab2, tab3 = st.tabs(["Pronoun → heads", "Minimal pairs", "Heads ranked"])
-    with tab1:
-        pronoun_view(run, chosen)
-    with tab2:
-        pair_view(dev, chosen)
-    with tab3:
-        ranking_view(coref_head_accuracy(COREF_MODEL, dev), chosen)   # slowest last: the other tabs are already drawn
+    # bound to the URL, the tabs are lazy: only the open tab runs
+    _url.stale_link("coref_tab", TABS, "the tab", TABS[0])
+    tab1, tab2, tab3 = st.tabs(TABS, key="coref_tab", bind=BIND)
+    if tab1.open:
+        with tab1:
+            pronoun_view(run, chosen)
+    if tab2.open:
+        with tab2:
+            pair_view(dev, chosen)
+    if tab3.open:
+        with tab3:
+            ranking_view(coref_head_accuracy(COREF_MODEL, dev), chosen)

@@ -6,7 +6,7 @@ import html
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _state
+from app_pages import _resources, _runs, _state, _url
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
@@ -16,7 +16,9 @@ from viz import stats as stat_viz
 
 CHIPS_OPEN_MAX = 24        # longer texts start with the token chips folded, so the maps fit a projector's screen
 HEAD_VIEW_MAX = 80          # tokens drawn at once in the head view
-KEEP = "session"             # the picks survive an emptied text box and a visit to another page
+KEEP = _url.KEEP             # the picks survive an emptied text box and a visit to another page
+BIND = _url.BIND             # and every pick is in the URL: a copied link opens this view
+TABS = ["Head view", "Attends to & statistics", "Rollout", "Downloads"]
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 STAT_NAMES = {"entropy": "entropy (nats)", "entropy_fraction": "entropy ÷ uniform entropy",
               "mean_distance": "mean distance (tokens)", "self": "share on itself",
@@ -65,8 +67,10 @@ def render():
     model, meta = _resources.model_or_stop(name)
     max_len = model.config.max_len
     text = st.text_area("Text", corpus.PARAGRAPH, key="explorer_text", height=110,
+                        bind=_url.text_bind("explorer_text"), persist_state=KEEP,
                         help=f"Up to {_resources.MAX_TEXT_CHARS:,} characters; the model reads at most "
                              f"{max_len} tokens.")
+    _url.long_text_note("explorer_text")
     text = _resources.clip_text(text)
     if not text.strip():
         st.warning("Type some text to see its attention.")
@@ -83,7 +87,7 @@ def render():
         st.markdown(token_chips(tokens, run.ids, run.unknown), unsafe_allow_html=True)
         st.caption("Each chip: token, then position · id. Dashed red: not in the model's vocabulary (read as [UNK]).")
     if any(len(w) > 1 for w in run.words) and st.toggle(
-            "Whole words", True, key="explorer_words", persist_state=KEEP,
+            "Whole words", True, key="explorer_words", bind=BIND, persist_state=KEEP,
             help="Attention to a word is the sum over its pieces; from a word, the mean of its pieces' rows "
                  "(Clark et al. 2019). Off: every piece on its own."):
         tokens = run.word_texts
@@ -91,9 +95,13 @@ def render():
         N = len(tokens)
         st.caption(f"Shown as {N} whole words made of {len(run.tokens)} pieces.")
 
+    pronoun = next((i for i, t in enumerate(tokens) if t.strip().lower() in head_stats.PRONOUNS), 0)
+    words = _url.word_labels(tokens)              # the token is picked by word: a link survives a new tokenizer
+    _url.stale_link("explorer_layer", [layer_label(i) for i in range(L)], "layer", layer_label(0))
+    _url.stale_link("explorer_head", [head_only(i) for i in range(H)], "head", head_only(0))
+    _url.stale_link("explorer_token", words, "the word", words[pronoun])
     _state.clamp_index("explorer_layer", L)
     _state.clamp_index("explorer_head", H)
-    pronoun = next((i for i, t in enumerate(tokens) if t.strip().lower() in head_stats.PRONOUNS), 0)
     _state.clamp_index("explorer_token", N, pronoun)
     if st.session_state.get("explorer_token_tokens") != tokens:   # new text: the old index names another word
         st.session_state["explorer_token_tokens"] = tokens
@@ -101,13 +109,15 @@ def render():
     if any(not isinstance(h, int) or h >= H for h in st.session_state.get("explorer_heads", [])):
         del st.session_state["explorer_heads"]
     c1, c2, c3, c4, c5 = st.columns([1, 1, 1.7, 1.1, 1.6])      # wide enough for the toggles' labels at 1280 px
-    layer = c1.selectbox("Layer", range(L), key="explorer_layer", format_func=layer_label, persist_state=KEEP)
-    head = c2.selectbox("Head", range(H), key="explorer_head", format_func=head_only, persist_state=KEEP)
-    picked = c3.selectbox("Token", range(N), key="explorer_token", format_func=lambda i: f"{i} · {tokens[i]}",
-                          help="The query token for the head view, the bars and rollout.")
-    log = c4.toggle("Log colour", key="explorer_log", persist_state=KEEP,
+    layer = c1.selectbox("Layer", range(L), key="explorer_layer", format_func=layer_label, bind=BIND,
+                         persist_state=KEEP)
+    head = c2.selectbox("Head", range(H), key="explorer_head", format_func=head_only, bind=BIND, persist_state=KEEP)
+    picked = c3.selectbox("Token", range(N), key="explorer_token", format_func=words.__getitem__, bind=BIND,
+                          help="The query token for the head view, the bars and rollout (a word seen again is "
+                               "numbered: “it (2)”).")
+    log = c4.toggle("Log colour", key="explorer_log", bind=BIND, persist_state=KEEP,
                     help="Colour by log10(weight) from 1e-4 to 1; hover stays exact.")
-    hide = c5.toggle("Hide special tokens", key="explorer_hide", persist_state=KEEP,
+    hide = c5.toggle("Hide special tokens", key="explorer_hide", bind=BIND, persist_state=KEEP,
                      help="Drop [CLS], [SEP], [PAD], [BOS], [EOS] rows "
                      "and columns in the zoom and renormalise each row.")
 
@@ -151,23 +161,21 @@ def render():
                         + "; ".join(f"{x} ({head_stats.RULES[x]})" for x in labels[layer][head]))
 
     # lazy tabs: only the open tab's content runs on a rerun
-    lines_tab, stats_tab, rollout_tab, export_tab = st.tabs(["Head view", "Attends to & statistics", "Rollout",
-                                                             "Downloads"], key="explorer_tab", on_change="rerun")
+    _url.stale_link("explorer_tab", TABS, "the tab", TABS[0])
+    lines_tab, stats_tab, rollout_tab, export_tab = st.tabs(TABS, key="explorer_tab", on_change="rerun", bind=BIND)
     with lines_tab:
         if lines_tab.open:
             h1, h2, h3 = st.columns([2, 2, 1])
-            if "explorer_heads" not in st.session_state:      # a default only on first draw, never beside a set value
-                st.session_state.explorer_heads = list(range(H))
-            shown = h1.multiselect("Heads", range(H), key="explorer_heads", format_func=head_only,
-                                   persist_state=KEEP)
+            shown = h1.multiselect("Heads", range(H), list(range(H)), key="explorer_heads", format_func=head_only,
+                                   bind=BIND, persist_state=KEEP)
             start = max(0, min(picked - HEAD_VIEW_MAX // 2, N - HEAD_VIEW_MAX)) if N > HEAD_VIEW_MAX else 0
             if N > HEAD_VIEW_MAX:
                 start = h2.slider("First token shown", 0, N - HEAD_VIEW_MAX, start, key=f"explorer_start_{picked}",
                                   help=f"The head view draws {HEAD_VIEW_MAX} tokens at a time.")
-            st.session_state.setdefault("explorer_min_w", 0.02)    # restored picks come back through session state
-            min_w = h3.number_input("Hide lines below", 0.0, 0.5, step=0.01, key="explorer_min_w", persist_state=KEEP)
-            st.session_state.setdefault("explorer_focus", True)
-            focus = st.toggle("Only the picked token's lines", key="explorer_focus", persist_state=KEEP,
+            min_w = h3.number_input("Hide lines below", 0.0, 0.5, 0.02, step=0.01, key="explorer_min_w", bind=BIND,
+                                    persist_state=KEEP)
+            focus = st.toggle("Only the picked token's lines", True, key="explorer_focus", bind=BIND,
+                              persist_state=KEEP,
                               help="Left: what the picked token attends to. Right: which tokens attend to it.")
             lines = head_view.plot_head_view(weights[layer], tokens, heads=shown, picked=picked if focus else None,
                                              start=start, stop=start + HEAD_VIEW_MAX, min_weight=min_w)
@@ -183,7 +191,7 @@ def render():
             st.plotly_chart(stat_viz.plot_attends_to(weights[layer], tokens, picked, heads=range(H)),
                             key="explorer_bars", config=PLOT_CONFIG, width="stretch")
             which = st.selectbox("Statistic", list(STAT_NAMES), format_func=STAT_NAMES.get, key="explorer_stat",
-                                 persist_state=KEEP)
+                                 bind=BIND, persist_state=KEEP)
             st.plotly_chart(stat_viz.plot_stat_map(stats[which], name=STAT_NAMES[which], labels=labels),
                             key="explorer_statmap", config=PLOT_CONFIG, width="stretch")
             table = pd.DataFrame([{"head": head_label(lay, h), **{STAT_NAMES[k]: stats[k][lay, h] for k in STAT_NAMES},
@@ -195,7 +203,7 @@ def render():
         if rollout_tab.open:
             roll = analysis.rollout(weights)
             upto = st.selectbox("Rollout through layer", range(L), index=L - 1, key="explorer_rollout_layer",
-                                format_func=layer_label)
+                                format_func=layer_label, bind=BIND, persist_state=KEEP)
             st.plotly_chart(grid.plot_zoom(roll[upto], q_labels=tokens, k_labels=tokens, log=log),
                             key="explorer_rollout", config=PLOT_CONFIG, width="stretch")
             st.caption("Attention rollout (Abnar & Zuidema 2020): each layer's head-averaged weights mixed "

@@ -11,7 +11,7 @@ import unicodedata
 import numpy as np
 import streamlit as st
 
-from app_pages import _resources, _runs
+from app_pages import _resources, _runs, _url
 from app_pages._markup import esc, md
 from labels import head_label, head_only, layer_label
 from model import checkpoints
@@ -32,8 +32,35 @@ PIECES_LISTED = 40             # prompt pieces listed under the prompt
 DEFAULT_PROMPT = "The restaurant refused to serve me a"
 DEFAULT_FILL = "piano: a keyboard instrument that is <mask> by pressing keys."
 DEFAULT_SENTENCE = "The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food."
+TABS = ["Next token", "Generate step by step", "Beam search", "Fill-in (encoder)", "Objectives side by side"]
+STRATEGIES = {"greedy": "greedy", "top_k": "top-k sampling"}
+MEAN = "mean of heads"
+BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
 CORPORA = {"model.data.real_text": "real English and Chinese text: WordNet's glosses and examples, English fortune "
                                    "cookies, Chinese fortunes and poems (docs/data-card.md)"}
+
+
+def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
+    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
+    it and the widget shows `shown`) gets the same notice."""
+    raw = st.query_params.get(key)
+    try:
+        fits = raw is not None and lo <= float(raw) <= hi
+    except ValueError:
+        fits = False
+    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
+
+
+def stale_picks(key: str, labels, what: str) -> bool:
+    """_url.stale_link for a multiselect: the link's values that name nothing on the page (Streamlit drops them)."""
+    if key in st.session_state:
+        return False
+    gone = [v for v in st.query_params.get_all(key) if v not in labels]
+    if gone:
+        shown = ", ".join(f"“{md(v if len(v) <= _url.SHOWN_MAX else v[:_url.SHOWN_MAX] + '…')}”" for v in gone[:5])
+        st.info(f"The link asked to pick {what} {shown}, which {'is' if len(gone) == 1 else 'are'} not on this "
+                "page now; left unpicked.")
+    return bool(gone)
 
 
 def visible(piece: str) -> str:
@@ -111,11 +138,13 @@ def render():
     st.caption(describe(gpt, meta))
 
     prompt = _resources.clip_text(st.text_input("Prompt", DEFAULT_PROMPT, key="gen_prompt",
+                                                bind=_url.text_bind("gen_prompt"), persist_state=KEEP,
                                                 help="Any text; the model continues it piece by piece."),
                                   MAX_PROMPT_CHARS)
+    _url.long_text_note("gen_prompt")
     enc = text_input.encode(tok, prompt, _resources.text_rule(gpt))
-    # nothing but whitespace typed: an empty prompt, which each prompt tab refuses with a readable message; the tabs
-    # stay drawn so that the fill-in and objectives tabs (and every pick) are not reset by an emptied prompt
+    # nothing but whitespace typed: an empty prompt, which each prompt tab refuses with a readable message; the page
+    # goes on, so the fill-in and objectives tabs (and every pick, kept for the session) are not reset by it
     prompt_ids = tuple(enc.ids) if prompt.strip() else ()
     if prompt_ids:
         pieces = enc.tokens[1:]
@@ -123,25 +152,33 @@ def render():
         more = f" … (+{len(pieces) - PIECES_LISTED})" if len(pieces) > PIECES_LISTED else ""
         st.caption(f"{len(pieces)} pieces after [BOS] (␣ is a space): {shown}{more}")
 
-    tab_next, tab_gen, tab_beam, tab_fill, tab_obj = st.tabs(
-        ["Next token", "Generate step by step", "Beam search", "Fill-in (encoder)", "Objectives side by side"])
-    with tab_next:
-        next_token(gpt, dev, tok, prompt, prompt_ids)
-    with tab_gen:
-        step_by_step(gpt, dev, tok, model, prompt_ids)
-    with tab_beam:
-        beams(gpt, dev, tok, prompt_ids)
-    with tab_fill:
-        fill_in(dev)
-    with tab_obj:
-        objectives(gpt, dev, tok)
+    # lazy tabs: only the open one runs its model (its picks survive in the session); the open tab is in the URL
+    _url.stale_link("gen_tab", TABS, "the tab", TABS[0])
+    tab_next, tab_gen, tab_beam, tab_fill, tab_obj = st.tabs(TABS, key="gen_tab", on_change="rerun", bind=BIND)
+    if tab_next.open:
+        with tab_next:
+            next_token(gpt, dev, tok, prompt, prompt_ids)
+    if tab_gen.open:
+        with tab_gen:
+            step_by_step(gpt, dev, tok, model, prompt_ids)
+    if tab_beam.open:
+        with tab_beam:
+            beams(gpt, dev, tok, prompt_ids)
+    if tab_fill.open:
+        with tab_fill:
+            fill_in(dev)
+    if tab_obj.open:
+        with tab_obj:
+            objectives(gpt, dev, tok)
 
 
 def next_token(gpt, dev, tok, prompt, prompt_ids):
+    stale_number("next_temp", 0.1, 3.0, "temperature", 1.0)
+    stale_number("next_top", 5, 25, "tokens shown", 12)
     c1, c2 = st.columns(2)
-    temp = c1.slider("Temperature", 0.1, 3.0, 1.0, 0.1, key="next_temp",
+    temp = c1.slider("Temperature", 0.1, 3.0, 1.0, 0.1, key="next_temp", bind=BIND, persist_state=KEEP,
                      help="softmax(logits / T): below 1 sharpens, above 1 flattens.")
-    top_n = c2.slider("Tokens shown", 5, 25, 12, key="next_top")
+    top_n = c2.slider("Tokens shown", 5, 25, 12, key="next_top", bind=BIND, persist_state=KEEP)
     try:
         probs = _runs.gpt_next_probs(gpt, dev, prompt_ids, temp)
     except GenerationError as e:
@@ -162,13 +199,19 @@ def next_token(gpt, dev, tok, prompt, prompt_ids):
 
 def step_by_step(gpt, dev, tok, model, prompt_ids):
     L, H = model.config.n_layers, model.config.n_heads
+    _url.stale_link("gen_strategy", list(STRATEGIES.values()), "the strategy", STRATEGIES["greedy"])
+    for key, lo, hi, what, start in (("gen_k", 1, 20, "k", 5), ("gen_temp", 0.1, 3.0, "temperature", 1.0),
+                                     ("gen_seed", 0, 10_000, "seed", 0), ("gen_max_new", 1, MAX_NEW_TOKENS,
+                                                                          "new tokens", 24)):
+        stale_number(key, lo, hi, what, start)
     c1, c2, c3, c4, c5 = st.columns(5)
-    strategy = c1.radio("Strategy", ["greedy", "top_k"], key="gen_strategy",
-                        format_func=lambda s: {"greedy": "greedy", "top_k": "top-k sampling"}[s])
-    k = c2.slider("k", 1, 20, 5, key="gen_k", disabled=strategy == "greedy")
-    temp_g = c3.slider("Temperature ", 0.1, 3.0, 1.0, 0.1, key="gen_temp", disabled=strategy == "greedy")
-    seed = int(c4.number_input("Seed", 0, 10_000, 0, key="gen_seed", disabled=strategy == "greedy"))
-    max_new = c5.slider("New tokens", 1, MAX_NEW_TOKENS, 24, key="gen_max_new")
+    strategy = c1.radio("Strategy", list(STRATEGIES), key="gen_strategy", format_func=STRATEGIES.get, bind=BIND,
+                        persist_state=KEEP)
+    sampling = dict(disabled=strategy == "greedy", bind=BIND, persist_state=KEEP)
+    k = c2.slider("k", 1, 20, 5, key="gen_k", **sampling)
+    temp_g = c3.slider("Temperature ", 0.1, 3.0, 1.0, 0.1, key="gen_temp", **sampling)
+    seed = int(c4.number_input("Seed", 0, 10_000, 0, key="gen_seed", **sampling))
+    max_new = c5.slider("New tokens", 1, MAX_NEW_TOKENS, 24, key="gen_max_new", bind=BIND, persist_state=KEEP)
     try:
         gen = _runs.gpt_generate(gpt, dev, prompt_ids, max_new, strategy, k, temp_g, seed, EOS)
     except GenerationError as e:
@@ -192,7 +235,12 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
     b1, b2, b3 = st.columns([1, 1, 6])
     b1.button("◀ back", on_click=move, args=(-1,), key="gen_back", disabled=n_new < 2)
     b2.button("next ▶", on_click=move, args=(1,), key="gen_next", disabled=n_new < 2)
-    step = b3.slider("Step", 1, max(n_new, 2), key="gen_step", disabled=n_new < 2) if n_new > 1 else 1
+    if n_new > 1:
+        stale_number("gen_step", 1, n_new, "step", n_new)
+    # a select_slider keeps one identity when the number of steps changes (a slider's max is part of its
+    # identity, and a new identity would take the link's old step over the new run's last one)
+    step = b3.select_slider("Step", range(1, n_new + 1), key="gen_step", bind=BIND,
+                            persist_state=KEEP) if n_new > 1 else 1
     row = run.n_prompt + step - 1                      # the row of the token chosen at this step
     c1, c2 = st.columns([3, 2])
     with c2:
@@ -200,11 +248,14 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
         st.plotly_chart(plot_next_token_bars([visible(tok.piece(i)) for i in top], run.top_probs[step - 1],
                                              chosen=tokens[row], title=f"Step {step}: the choices"), key="gen_choices")
     with c1:
+        _url.stale_link("gen_layer", [layer_label(i) for i in range(L)], "layer", layer_label(L - 1))
+        _url.stale_link("gen_head", [MEAN, *map(head_only, range(H))], "head", MEAN)
         lc, hc = st.columns(2)
-        layer = lc.selectbox("Layer", range(L), index=L - 1, key="gen_layer", format_func=layer_label)
-        head = hc.selectbox("Head", ["mean of heads", *range(H)], key="gen_head",
+        layer = lc.selectbox("Layer", range(L), index=L - 1, key="gen_layer", format_func=layer_label, bind=BIND,
+                             persist_state=KEEP)
+        head = hc.selectbox("Head", [MEAN, *range(H)], key="gen_head", bind=BIND, persist_state=KEEP,
                             format_func=lambda h: h if isinstance(h, str) else head_only(h))
-        mean = head == "mean of heads"
+        mean = head == MEAN
         w = run.weights[layer].mean(0) if mean else run.weights[layer, head]
         shown = f"{layer_label(layer)}, mean of heads" if mean else head_label(layer, head)
         st.plotly_chart(plot_causal_growth(w, tokens, upto=row, n_prompt=run.n_prompt,
@@ -219,10 +270,13 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
 
 
 def beams(gpt, dev, tok, prompt_ids):
+    for key, lo, hi, what, start in (("beam_width", 1, 8, "beam width", 3), ("beam_len", 1, 16, "length", 8),
+                                     ("beam_alpha", 0.0, 2.0, "length penalty", 0.0)):
+        stale_number(key, lo, hi, what, start)
     c1, c2, c3 = st.columns(3)
-    width = c1.slider("Beam width", 1, 8, 3, key="beam_width")
-    beam_len = c2.slider("Length (new tokens)", 1, 16, 8, key="beam_len")
-    alpha = c3.slider("Length penalty α", 0.0, 2.0, 0.0, 0.1, key="beam_alpha",
+    width = c1.slider("Beam width", 1, 8, 3, key="beam_width", bind=BIND, persist_state=KEEP)
+    beam_len = c2.slider("Length (new tokens)", 1, 16, 8, key="beam_len", bind=BIND, persist_state=KEEP)
+    alpha = c3.slider("Length penalty α", 0.0, 2.0, 0.0, 0.1, key="beam_alpha", bind=BIND, persist_state=KEEP,
                       help="Final ranking by Σ log p / n^α; α = 0 keeps the plain sum.")
     try:
         beam = _runs.gpt_beam(gpt, dev, prompt_ids, width, beam_len, EOS, alpha)
@@ -261,14 +315,18 @@ def fill_in(dev):
         return
     tok = _resources.load_tokenizer(name)
     text = _resources.clip_text(st.text_input("Text (type [MASK] or <mask> anywhere, or pick words below)",
-                                              DEFAULT_FILL, key="fill_text"), MAX_FILL_CHARS)
+                                              DEFAULT_FILL, key="fill_text", bind=_url.text_bind("fill_text"),
+                                              persist_state=KEEP), MAX_FILL_CHARS)
+    _url.long_text_note("fill_text")
     words = encode_with_masks(tok, text)
-    labels = [f"{w} ·{i}" + (f" ({n} pieces)" if n > 1 else "")
-              for i, (w, n) in enumerate(zip(words.words, words.word_pieces))]
-    picked = st.multiselect("Words to hide", labels, key="fill_words",
+    labels = _url.word_labels(words.words)         # picked by word ("the (2)"), so a link survives a new tokenizer
+    stale_picks("fill_words", labels, "the words")
+    picked = st.multiselect("Words to hide", labels, key="fill_words", bind=BIND, persist_state=KEEP,
                             help="Each piece of a hidden word becomes one [MASK]: a word of 3 pieces shows the "
-                                 "model 3 masks, so it knows the hidden word's length in pieces.")
-    top_k = st.slider("Predictions per masked piece", 3, 15, 8, key="fill_k")
+                                 "model 3 masks, so it knows the hidden word's length in pieces. A word seen "
+                                 "again is numbered: “the (2)”.")
+    stale_number("fill_k", 3, 15, "predictions per masked piece", 8)
+    top_k = st.slider("Predictions per masked piece", 3, 15, 8, key="fill_k", bind=BIND, persist_state=KEEP)
     try:
         fill = _runs.encoder_fill(name, dev, text, tuple(labels.index(p) for p in picked if p in labels), top_k)
     except FillMaskError as e:
@@ -310,7 +368,10 @@ def objectives(gpt, dev, tok):
     st.markdown("The encoder learns by filling in a few hidden pieces (a loss term only where a piece is masked), "
                 "the decoder by predicting **every** next piece (a loss term everywhere), which is only honest "
                 "because the causal mask hides the answer.")
-    sentence = _resources.clip_text(st.text_input("Sentence", DEFAULT_SENTENCE, key="obj_text"), MAX_SENTENCE_CHARS)
+    sentence = _resources.clip_text(st.text_input("Sentence", DEFAULT_SENTENCE, key="obj_text",
+                                                  bind=_url.text_bind("obj_text"), persist_state=KEEP),
+                                    MAX_SENTENCE_CHARS)
+    _url.long_text_note("obj_text")
     encoder = _resources.FILL_MODEL
     shared = (encoder in checkpoints.shipped()
               and checkpoints.read_meta(encoder)["tokenizer"] == checkpoints.read_meta(gpt)["tokenizer"])
@@ -324,11 +385,14 @@ def objectives(gpt, dev, tok):
     if not ids:
         st.info("Type a sentence.")
         return
-    labels = [f"{p} ·{i}" for i, p in enumerate(shown)]
+    labels = _url.word_labels(shown)                  # pieces by what they read ("␣the (2)"), never by position
+    stale_picks("obj_masked", labels, "the pieces")
     if st.session_state.get("obj_seen") != tuple(ids):                 # a new sentence: BERT's 15 % afresh
-        st.session_state.obj_seen = tuple(ids)
+        st.session_state.obj_seen = tuple(ids)                         # (a link's own picks win on its first run)
         st.session_state.obj_masked = [labels[i] for i in choose_masked(len(ids), 0.15, np.random.default_rng(0))]
-    picked = st.multiselect("Masked for the encoder (about 15 % of the pieces, as in BERT)", labels, key="obj_masked")
+    picked = st.multiselect("Masked for the encoder (about 15 % of the pieces, as in BERT)", labels, key="obj_masked",
+                            bind=BIND, persist_state=KEEP,
+                            help="A piece seen again is numbered: “␣the (2)”; ␣ is a space.")
     masked = tuple(sorted(labels.index(p) for p in picked if p in labels))
     losses = _runs.objective_losses(gpt, dev, tuple(ids), masked, encoder if shared else None)
     mlm, clm, dec_w = losses.mlm, losses.clm, losses.weights

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from app_pages import _resources, _runs
-from labels import LAYER_FORMAT, head_label, head_only, layer_label
+from app_pages import _resources, _runs, _url
+from labels import head_label, head_only, layer_label
 from model import checkpoints
 from model.analysis.attention_views import rollout
 from model.architectures import swin
@@ -20,6 +20,11 @@ SAMPLES = Path(checkpoints.ASSETS) / "samples"
 MODELS = {"vit_digits": "ViT · handwritten digits", "vit_scenes": "ViT · which shape is red?",
           "swin_scenes": "Swin · which shape is red?"}
 UPLOAD_TYPES = ["png", "jpg", "jpeg", "gif", "webp", "bmp"]
+SOURCES = ["Sample", "Upload", "Draw"]
+COLOURS = {"red": "#DB1F1F", "green": "#26A040", "blue": "#2E52E0", "black": "#1F1F1F"}
+TOOLS = ["rect", "circle", "polygon", "freedraw"]
+BIND, KEEP = _url.BIND, _url.KEEP        # every pick is in the URL and survives a visit to another page
+
 
 def _drawing(digits: bool) -> bytes | None:
     """PNG bytes of what was drawn on the canvas (streamlit-drawable-canvas), or None while it is blank."""
@@ -32,13 +37,13 @@ def _drawing(digits: bool) -> bytes | None:
         st.warning("Drawing needs the streamlit-drawable-canvas package (see requirements.txt); "
                    "samples and uploads work without it.")
         return None
-    colours = {"red": "#DB1F1F", "green": "#26A040", "blue": "#2E52E0", "black": "#1F1F1F"}
     if digits:
         colour, mode, width = "#000000", "freedraw", 22
     else:
         a, b = st.columns(2)
-        colour = colours[a.radio("Colour", list(colours), horizontal=True, key="img_draw_colour")]
-        mode = b.radio("Tool", ["rect", "circle", "polygon", "freedraw"], horizontal=True, key="img_draw_tool",
+        colour = COLOURS[a.radio("Colour", list(COLOURS), horizontal=True, key="img_draw_colour", bind=BIND,
+                                 persist_state=KEEP)]
+        mode = b.radio("Tool", TOOLS, horizontal=True, key="img_draw_tool", bind=BIND, persist_state=KEEP,
                        help="polygon: click the corners, double-click to close (a triangle).")
         width = 3
     result = st_canvas(fill_color=colour, stroke_color=colour, stroke_width=width, drawing_mode=mode,
@@ -65,7 +70,9 @@ def render():
         st.error("No image model is shipped in assets/. Train them with `python -m model.train vit_digits`, "
                  "`python -m model.train vit_scenes` and `python -m model.train swin_scenes`.")
         st.stop()
-    name = st.radio("Model", shipped, format_func=MODELS.get, horizontal=True, key="img_model")
+    _url.stale_link("img_model", [MODELS[n] for n in shipped], "the model", MODELS[shipped[0]])
+    name = st.radio("Model", shipped, format_func=MODELS.get, horizontal=True, key="img_model", bind=BIND,
+                    persist_state=KEEP)
     model, meta = _resources.model_or_stop(name)
     cfg, pre = model.config, meta["preprocess"]
     is_digits = bool(pre["grayscale"])            # the digits model reads grey, light ink on dark
@@ -77,15 +84,22 @@ def render():
 
     # ---- 1 · the image ------------------------------------------------------------------------------------
     st.header("1 · Pick, upload or draw an image")
-    source = st.radio("Image source", ["Sample", "Upload", "Draw"], horizontal=True, key="img_source")
-    prefix = "digit_" if is_digits else "scene_"
+    _url.stale_link("img_source", SOURCES, "the image source", SOURCES[0])
+    source = st.radio("Image source", SOURCES, horizontal=True, key="img_source", bind=BIND, persist_state=KEEP)
+    kind = "digit" if is_digits else "scene"
     truth = None
+    if source != "Sample":
+        st.caption("An uploaded or drawn image stays in this browser: a copied link opens this page on the "
+                   f"{source.lower()} box, not on the image.")
     if source == "Sample":
-        files = sorted(SAMPLES.glob(f"{prefix}*.png"))
+        files = sorted(SAMPLES.glob(f"{kind}_*.png"))
         if not files:
             st.error(f"No sample images in {SAMPLES}. Recreate them with `python -m model.training.recipes._images`.")
             st.stop()
-        pick = st.selectbox("Sample", files, format_func=lambda p: p.stem, key=f"img_sample_{prefix}")
+        # one picker per kind of model (their samples differ); the address names the file (?img_digit=digit_3_0)
+        _url.stale_link(f"img_{kind}", [p.stem for p in files], "the sample", files[0].stem)
+        pick = st.selectbox("Sample", files, format_func=lambda p: p.stem, key=f"img_{kind}", bind=BIND,
+                            persist_state=KEEP)
         data = pick.read_bytes()
         truth = pick.stem.split("_")[1]
     elif source == "Draw":
@@ -115,7 +129,7 @@ def render():
     fit_ink = False
     if is_digits:
         fit_ink = st.checkbox("Crop to the ink (training digits fill their 8×8 frame)", value=source != "Sample",
-                              key=f"img_fit_{source}")
+                              key=f"img_fit_{source.lower()}", bind=BIND, persist_state=KEEP)
     prep = preprocess(loaded.image, size=cfg.image_size, grayscale=pre["grayscale"], mean=pre["mean"],
                       std=pre["std"], ink_light=is_digits, fit_ink=fit_ink)
     for note in prep.notes:
@@ -160,10 +174,15 @@ def render():
 
     # ---- 5 · attention per head ------------------------------------------------------------------------------
     st.header("5 · Where each head looks")
+    L = cfg.n_layers
+    _url.stale_link("img_query", run.tokens, "the token", run.tokens[0])
+    _url.stale_link("img_layer", [layer_label(i) for i in range(L)], "layer", layer_label(L - 1))
     q1, q2 = st.columns(2)
-    query = q1.selectbox("Attention from", run.tokens, key="img_query",
+    query = q1.selectbox("Attention from", run.tokens, key="img_query", bind=BIND, persist_state=KEEP,
                          help="<cls> gathers what the classifier reads; a patch shows what that patch looks at.")
-    layer = q2.slider("Layer", 0, cfg.n_layers - 1, cfg.n_layers - 1, key="img_layer", format=LAYER_FORMAT)
+    # a slider over labels, so the address reads ?img_layer=L2
+    layer = q2.select_slider("Layer", range(L), L - 1, format_func=layer_label, key="img_layer", bind=BIND,
+                             persist_state=KEEP)
     qi = run.tokens.index(query)
     rows = run.stacked_weights()[:, :, qi, 1:]                                # (L, H, N) weights on the patches
     st.caption(("Orange patches get more" if is_digits else "Clear patches get more, veiled ones less")
@@ -174,7 +193,7 @@ def render():
     for h, col in enumerate(head_cols):
         col.plotly_chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=head_label(layer, h),
                                            height=300, look=look), key=f"overlay_{h}")
-    if st.toggle("All layers × heads at once", value=True, key="img_all_heads"):
+    if st.toggle("All layers × heads at once", value=True, key="img_all_heads", bind=BIND, persist_state=KEEP):
         st.plotly_chart(vimg.plot_head_grid(shown, rows, grid, p, title=f"Attention from {query}, every head",
                                             look=look),
                         key="head_grid")

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs
-from labels import HEAD_FORMAT, LAYER_FORMAT, head_label
+from app_pages import _resources, _runs, _url
+from labels import head_label, head_only, layer_label
 from model.analysis import cost, reach
 from model.data import bpe, text_input
 from model.data import course_world as corpus
@@ -21,6 +21,19 @@ MAX_DRAW_N = 512
 SPARSE_MODEL = "sparse_encoder"
 MAX_POSITIONS = 64
 SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384]
+TABS = ["Pattern lab", "Receptive field", "Live effect", "Cost"]
+BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
+
+
+def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
+    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
+    it and the widget shows `shown`) gets the same notice."""
+    raw = st.query_params.get(key)
+    try:
+        fits = raw is not None and lo <= float(raw) <= hi
+    except ValueError:
+        fits = False
+    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
 
 
 def parse_positions(text: str, n: int) -> tuple[int, ...]:
@@ -37,8 +50,11 @@ def parse_positions(text: str, n: int) -> tuple[int, ...]:
 def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None = None, causal_box: bool = True):
     """Pattern select + its parameters. Returns (key, params dict, causal)."""
     keys = list(masks.PATTERNS)
+    # the address names a pattern by its title (?masks_A_pattern=Dilated+window) and each parameter by its name
+    _url.stale_link(f"{prefix}_pattern", [masks.PATTERNS[k].title for k in keys], "the pattern",
+                    masks.PATTERNS[default].title)
     key = st.selectbox("Pattern", keys, index=keys.index(default), key=f"{prefix}_pattern",
-                       format_func=lambda k: masks.PATTERNS[k].title)
+                       format_func=lambda k: masks.PATTERNS[k].title, bind=BIND, persist_state=KEEP)
     pat = masks.PATTERNS[key]
     st.caption(pat.explanation)
     params, given = {}, {**(overrides or {})}
@@ -47,16 +63,20 @@ def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None =
         with col:
             if isinstance(p.default, tuple):
                 shown = ", ".join(map(str, given.get(p.name, p.default)))
-                text = st.text_input(p.label, shown, key=f"{prefix}_{p.name}")
+                text = st.text_input(p.label, shown, key=f"{prefix}_{p.name}",
+                                     bind=_url.text_bind(f"{prefix}_{p.name}"), persist_state=KEEP)
                 try:
                     params[p.name] = parse_positions(text, n)
                 except InputError as e:
                     st.error(str(e))
                     params[p.name] = p.default
             else:
-                params[p.name] = int(st.number_input(p.label, p.lo, p.hi, int(given.get(p.name, p.default)), 1,
-                                                     key=f"{prefix}_{p.name}"))
-    causal = pat.can_be_causal and causal_box and st.checkbox("causal version", key=f"{prefix}_causal")
+                start = int(given.get(p.name, p.default))
+                stale_number(f"{prefix}_{p.name}", p.lo, p.hi, p.label, start)
+                params[p.name] = int(st.number_input(p.label, p.lo, p.hi, start, 1, key=f"{prefix}_{p.name}",
+                                                     bind=BIND, persist_state=KEEP))
+    causal = pat.can_be_causal and causal_box and st.checkbox("causal version", key=f"{prefix}_causal", bind=BIND,
+                                                              persist_state=KEEP)
     return key, params, causal
 
 
@@ -122,7 +142,8 @@ def evaluation(meta: dict) -> str | None:
 
 def lab_section():
     st.subheader("Pattern lab")
-    n = int(st.number_input("Sequence length N", 4, MAX_DRAW_N, 32, 4, key="masks_n",
+    stale_number("masks_n", 4, MAX_DRAW_N, "sequence length", 32)
+    n = int(st.number_input("Sequence length N", 4, MAX_DRAW_N, 32, 4, key="masks_n", bind=BIND, persist_state=KEEP,
                             help=f"Drawn up to N = {MAX_DRAW_N}; the cost section goes to 16k."))
     left, right = st.columns(2)
     chosen = {}
@@ -157,7 +178,8 @@ def reach_section(n: int, chosen: dict):
     st.subheader("Receptive field: how far information travels through k layers")
     st.caption("Entry [i, j] is dark when token j's input can influence token i's output after k layers: the "
                "boolean matrix power (mask ∨ I)ᵏ (the residual connection keeps each token's own input).")
-    k = st.slider("layers k", 1, 16, 2, key="masks_k")
+    stale_number("masks_k", 1, 16, "layers", 2)
+    k = st.slider("layers k", 1, 16, 2, key="masks_k", bind=BIND, persist_state=KEEP)
     max_layers = 32 if n <= 256 else 12
     cols, shares = st.columns(2), {}
     for col, side in zip(cols, "AB"):
@@ -182,7 +204,8 @@ def live_section():
         st.warning("No shipped text model was found in assets/.")
         return
     default = SPARSE_MODEL if SPARSE_MODEL in models else _resources.selected_text_model()
-    name = st.selectbox("Model", models, index=models.index(default), key="masks_model",
+    _url.stale_link("masks_model", models, "the model", default)
+    name = st.selectbox("Model", models, index=models.index(default), key="masks_model", bind=BIND, persist_state=KEEP,
                         help=f"{SPARSE_MODEL} was trained under its own sparse pattern: a sliding window plus "
                              "[CLS] as a global token.")
     model, meta = _resources.model_or_stop(name)
@@ -194,9 +217,10 @@ def live_section():
                    f"±{sparse['width']} tokens plus {sparse['n_global']} global token ([CLS]); its own pattern is "
                    "preselected below.")
     text = _resources.clip_text(st.text_area(
-        "Text", corpus.PARAGRAPH, key="masks_text", height=90,
+        "Text", corpus.PARAGRAPH, key="masks_text", height=90, bind=_url.text_bind("masks_text"), persist_state=KEEP,
         help=f"Any text, English or Chinese, up to {_resources.MAX_TEXT_CHARS:,} characters; the model reads "
              f"at most {model.config.max_len} tokens."))
+    _url.long_text_note("masks_text")
     if not text.strip():
         st.info("Type some text to run the model.")
         return
@@ -231,9 +255,15 @@ def live_section():
               help="Blocked scores are set to −∞ before the softmax, so their weights are exactly 0.")
     c4.metric("top-1 predictions changed", f"{flips} of {len(run.tokens)}",
               help="The model's own output at each position, under the mask vs with full attention.")
+    L, H = run.n_layers, run.n_heads
+    _url.stale_link("masks_layer", [layer_label(i) for i in range(L)], "layer", layer_label(L - 1))
+    _url.stale_link("masks_head", [head_only(i) for i in range(H)], "head", head_only(0))
     lc, hc = st.columns(2)
-    layer = lc.slider("layer", 0, run.n_layers - 1, run.n_layers - 1, key="masks_layer", format=LAYER_FORMAT)
-    head = hc.slider("head", 0, run.n_heads - 1, 0, key="masks_head", format=HEAD_FORMAT)
+    # sliders over labels, so the address reads ?masks_layer=L1&masks_head=H2
+    layer = lc.select_slider("layer", range(L), L - 1, format_func=layer_label, key="masks_layer", bind=BIND,
+                             persist_state=KEEP)
+    head = hc.select_slider("head", range(H), 0, format_func=head_only, key="masks_head", bind=BIND,
+                            persist_state=KEEP)
     a, b = st.columns(2)
     with a:
         st.plotly_chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=labels, y_labels=labels,
@@ -254,14 +284,18 @@ def live_section():
 
 def cost_section():
     st.subheader("Cost as N grows")
+    for key, lo, hi, what, start in (("masks_cost_w", 1, 1024, "window w", 128), ("masks_cost_g", 0, 64,
+                                     "global tokens g", 16), ("masks_cost_s", 2, 4096, "stride / block", 128),
+                                     ("masks_cost_r", 0, 64, "random keys r", 3)):
+        stale_number(key, lo, hi, what, start)
     c = st.columns(4)
-    w = int(c[0].number_input("window w (each side)", 1, 1024, 128, key="masks_cost_w"))
-    g = int(c[1].number_input("global tokens g", 0, 64, 16, key="masks_cost_g"))
-    stride = int(c[2].number_input("stride / block", 2, 4096, 128, key="masks_cost_s"))
-    r = int(c[3].number_input("random keys r", 0, 64, 3, key="masks_cost_r"))
+    w = int(c[0].number_input("window w (each side)", 1, 1024, 128, key="masks_cost_w", bind=BIND, persist_state=KEEP))
+    g = int(c[1].number_input("global tokens g", 0, 64, 16, key="masks_cost_g", bind=BIND, persist_state=KEEP))
+    stride = int(c[2].number_input("stride / block", 2, 4096, 128, key="masks_cost_s", bind=BIND, persist_state=KEEP))
+    r = int(c[3].number_input("random keys r", 0, 64, 3, key="masks_cost_r", bind=BIND, persist_state=KEEP))
     chosen = st.multiselect("Patterns", [k for k in masks.PATTERNS if k != "swin"], key="masks_cost_patterns",
                             default=["full", "causal", "window", "dilated", "extra_global", "strided", "block_local"],
-                            format_func=lambda k: masks.PATTERNS[k].title)
+                            format_func=lambda k: masks.PATTERNS[k].title, bind=BIND, persist_state=KEEP)
     params = dict(width=w, n_global=g, stride=stride, block=stride, per_row=r, dilation=2, positions=(0,))
     counts = {f"{masks.PATTERNS[k].title} ~ {masks.PATTERNS[k].growth}": pairs_curve(k, tuple(sorted(
         (p, v) for p, v in params.items() if p in masks.PATTERNS[k].defaults()))) for k in chosen}
@@ -279,10 +313,10 @@ def measure_section(w: int, g: int):
     st.markdown("**Measured** on this machine (one head of dimension 64, one thread, device "
                 f"`{_resources.device()}`): time of one call and peak extra memory above the inputs.")
     c = st.columns([2, 2, 1])
-    sizes = c[0].multiselect("N", SIZES, default=[1024, 4096], key="masks_cost_n",
+    sizes = c[0].multiselect("N", SIZES, default=[1024, 4096], key="masks_cost_n", bind=BIND, persist_state=KEEP,
                              help="Dense attention at 16k needs about 2.3 GB and tens of seconds.")
     methods = c[1].multiselect("Methods", list(cost.METHODS), default=["dense", "dense_masked", "sparse"],
-                               format_func=cost.METHODS.get, key="masks_cost_methods",
+                               format_func=cost.METHODS.get, key="masks_cost_methods", bind=BIND, persist_state=KEEP,
                                help="FlexAttention compiles first: minutes on a busy CPU.")
     go = c[2].button("Measure", type="primary", key="masks_cost_go")
     if go and sizes and methods:
@@ -320,12 +354,18 @@ def render():
                 "their weights are exactly 0. Dense attention pays for all N² pairs; windows, dilation and a few "
                 "global tokens keep the cost linear in N while information still spreads across the input layer by "
                 "layer.")
-    lab, reach_tab, live, price = st.tabs(["Pattern lab", "Receptive field", "Live effect", "Cost"])
+    # the open tab is in the URL; the lab's patterns are drawn on every run (the receptive field reads them), the
+    # other tabs only when open (the live model and the cost curves are the slow parts)
+    _url.stale_link("masks_tab", TABS, "the tab", TABS[0])
+    lab, reach_tab, live, price = st.tabs(TABS, key="masks_tab", on_change="rerun", bind=BIND)
     with lab:
         n, chosen = lab_section()
-    with reach_tab:
-        reach_section(n, chosen)
-    with live:
-        live_section()
-    with price:
-        cost_section()
+    if reach_tab.open:
+        with reach_tab:
+            reach_section(n, chosen)
+    if live.open:
+        with live:
+            live_section()
+    if price.open:
+        with price:
+            cost_section()

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs
+from app_pages import _resources, _runs, _url
 from labels import head_only, layer_label
 from model.analysis import relative, shift
 from model.analysis.order import permute_run
@@ -23,25 +23,50 @@ WIDTHS = [16, 32, 64, 128, 256, 512]
 ORDER_A, ORDER_B = "The woman ate the raccoon.", "The raccoon ate the woman."
 MAX_ORDER_CHARS = 400
 INIT_STD = 0.02                          # model.positional initialises learned tables with N(0, 0.02²)
+TABS = ["Word order", "Waves", "Similarity", "Shift identity", "Learned vs relative", "Beyond max_len"]
+BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
+
+
+def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
+    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
+    it and the widget shows `shown`) gets the same notice."""
+    raw = st.query_params.get(key)
+    try:
+        fits = raw is not None and lo <= float(raw) <= hi
+    except ValueError:
+        fits = False
+    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
+
+
+def too_long(key: str, limit: int) -> None:
+    """A link's text for a box that takes at most `limit` characters: Streamlit keeps the first `limit`; say so,
+    as clip_text does for the other boxes."""
+    raw = st.query_params.get(key)
+    if key not in st.session_state and raw is not None and len(raw) > limit:
+        st.warning(f"The text has {len(raw):,} characters; only the first {limit:,} are used.")
 
 
 def waves_section():
     st.markdown("Each position gets a vector: PE(pos, 2i) = sin(pos / 10000^(2i/d)), "
                 "PE(pos, 2i+1) = cos(pos / 10000^(2i/d)). Low dimensions oscillate fast, high ones slowly.")
+    stale_number("pe_n", 8, 1024, "positions", 100)
+    _url.stale_link("pe_d", list(map(str, WIDTHS)), "d_model", WIDTHS[3])
     c1, c2 = st.columns(2)
-    n = c1.number_input("Positions", 8, 1024, 100, step=10, key="pe_n")
-    d = c2.selectbox("d_model", WIDTHS, index=3, key="pe_d")
+    n = c1.number_input("Positions", 8, 1024, 100, step=10, key="pe_n", bind=BIND, persist_state=KEEP)
+    d = c2.selectbox("d_model", WIDTHS, index=3, key="pe_d", bind=BIND, persist_state=KEEP)
     pe = sinusoidal(int(n), d)
     st.plotly_chart(vp.plot_pe_heatmap(pe), key="pe_heatmap")
     default = [x for x in (0, 1, 10, 40) if x < d]
     dims = st.multiselect("Dimensions to draw as waves", list(range(d)), default=default, max_selections=8,
-                          key="pe_dims")
+                          key="pe_dims", bind=BIND, persist_state=KEEP)
     if dims:
         st.plotly_chart(vp.plot_waves(pe, dims), key="pe_waves")
     st.plotly_chart(vp.plot_wavelengths(shift.wavelengths(d)), key="pe_wavelengths")
+    stale_number("pe_pos", 0, 10**9, "position", 7)
+    stale_number("pe_dim", 0, d - 1, "dimension", min(2, d - 1))
     c1, c2 = st.columns(2)
-    pos = c1.number_input("Look up position", 0, 10**9, 7, key="pe_pos")
-    dim = c2.number_input("dimension", 0, d - 1, min(2, d - 1), key="pe_dim")
+    pos = c1.number_input("Look up position", 0, 10**9, 7, key="pe_pos", bind=BIND, persist_state=KEEP)
+    dim = c2.number_input("dimension", 0, d - 1, min(2, d - 1), key="pe_dim", bind=BIND, persist_state=KEEP)
     i, fn = int(dim) // 2, ("sin" if dim % 2 == 0 else "cos")
     val = (np.sin if fn == "sin" else np.cos)(pos * shift.frequencies(d)[i])
     st.code(f"PE({pos}, {dim}) = {fn}({pos} / 10000^({2 * i}/{d})) = {val:.12f}", language=None)
@@ -50,9 +75,11 @@ def waves_section():
 def similarity_section():
     st.markdown("Dot products of every pair of positions. For the sine/cosine table "
                 "PE(i)·PE(j) = Σ cos((i − j)·ω): it depends on the offset i − j only, never on where the pair sits.")
+    stale_number("sim_n", 16, 512, "positions", 64)
+    _url.stale_link("sim_d", list(map(str, WIDTHS)), "d_model", WIDTHS[3])
     c1, c2 = st.columns(2)
-    n = c1.slider("Positions", 16, 512, 64, key="sim_n")
-    d = c2.selectbox("d_model", WIDTHS, index=3, key="sim_d")
+    n = c1.slider("Positions", 16, 512, 64, key="sim_n", bind=BIND, persist_state=KEEP)
+    d = c2.selectbox("d_model", WIDTHS, index=3, key="sim_d", bind=BIND, persist_state=KEEP)
     sim = shift.similarity(sinusoidal(n, d))
     prof = shift.offset_profile(sim)
     spread = float(np.max(prof["max"] - prof["min"]))
@@ -70,17 +97,22 @@ def shift_section():
     st.markdown("Moving k positions along is the same linear map for every position: M_k rotates each "
                 "(sin, cos) pair by the angle k·ω_i. So PE(pos + k) = M_k · PE(pos), and the model can learn "
                 "to attend \"k to the left\" with one matrix.")
+    stale_number("shift_k", -1000, 10000, "the offset", 5)
+    _url.stale_link("shift_d", list(map(str, WIDTHS)), "d_model", WIDTHS[3])
+    stale_number("shift_n", 10, 5000, "positions checked", 1000)
     c1, c2, c3 = st.columns(3)
-    k = c1.number_input("Offset k", -1000, 10000, 5, key="shift_k")
-    d = c2.selectbox("d_model", WIDTHS, index=3, key="shift_d")
-    n = c3.number_input("Positions checked", 10, 5000, 1000, step=100, key="shift_n")
+    k = c1.number_input("Offset k", -1000, 10000, 5, key="shift_k", bind=BIND, persist_state=KEEP)
+    d = c2.selectbox("d_model", WIDTHS, index=3, key="shift_d", bind=BIND, persist_state=KEEP)
+    n = c3.number_input("Positions checked", 10, 5000, 1000, step=100, key="shift_n", bind=BIND, persist_state=KEEP)
     errors = shift.shift_errors(int(k), int(n), d)
     start = max(0, -int(k))
     worst = float(errors.max())
     st.metric(f"Largest error over positions {start}..{start + int(n) - 1} (float64)", f"{worst:.2e}")
     (st.success if worst <= 1e-9 else st.error)(
         f"max |PE(pos + {k}) − M_{k}·PE(pos)| = {worst:.3e} " + ("≤ 1e-9" if worst <= 1e-9 else "> 1e-9"))
-    show = st.slider("Dimensions of M_k shown", 2, d, min(16, d), step=2, key="shift_show")
+    stale_number("shift_show", 2, d, "dimensions shown", min(16, d))
+    show = st.slider("Dimensions of M_k shown", 2, d, min(16, d), step=2, key="shift_show", bind=BIND,
+                     persist_state=KEEP)
     m = shift.shift_matrix(int(k), d)[:show, :show]
     c1, c2 = st.columns(2)
     c1.plotly_chart(vp.plot_signed(m, title=f"M_{k} (first {show} dimensions)", x_title="input dimension",
@@ -94,7 +126,8 @@ def learned_section():
     if not models:
         st.info("No shipped model with a learned position table was found in assets/.")
         return
-    name = st.selectbox("Model", sorted(models), key="learned_model")
+    _url.stale_link("learned_model", sorted(models), "the model", sorted(models)[0])
+    name = st.selectbox("Model", sorted(models), key="learned_model", bind=BIND, persist_state=KEEP)
     meta = models[name]
     table = _runs.learned_position_table(name)
     if table is None:
@@ -124,7 +157,9 @@ def learned_section():
     if image and gh * gh == len(table) - 1:
         st.markdown("A ViT's positions are learned for a 2-D grid but numbered in one line: the similarity "
                     "of one patch's position with all the others shows whether it learned rows and columns.")
-        p = st.slider("Patch", 0, gh * gh - 1, gh * gh // 2 + gh // 2, key="learned_patch")
+        stale_number("learned_patch", 0, gh * gh - 1, "patch", gh * gh // 2 + gh // 2)
+        p = st.slider("Patch", 0, gh * gh - 1, gh * gh // 2 + gh // 2, key="learned_patch", bind=BIND,
+                      persist_state=KEEP)
         st.plotly_chart(vp.plot_patch_grid(cos[1 + p, 1:].reshape(gh, gh),
                                            title=f"Cosine of patch {p}'s position with every patch"),
                         key="learned_grid")
@@ -135,10 +170,13 @@ def rope_section():
     st.markdown("RoPE turns each (q₂ᵢ, q₂ᵢ₊₁) pair of a query at position m by m·ω_i, and the key at n by n·ω_i. "
                 "(R_m q)·(R_n k) = q·R_(n−m) k: the score sees the offset only. Below, the same query and key "
                 "vectors sit at every position; only their positions differ.")
+    _url.stale_link("rope_d", ["8", "16", "32", "64"], "head dimension", 16)
+    stale_number("rope_n", 8, 128, "positions", 32)
+    stale_number("rope_seed", 0, 9999, "seed", 0)
     c1, c2, c3 = st.columns(3)
-    dh = c1.selectbox("Head dimension", [8, 16, 32, 64], index=1, key="rope_d")
-    n = c2.slider("Positions", 8, 128, 32, key="rope_n")
-    seed = c3.number_input("Random q, k seed", 0, 9999, 0, key="rope_seed")
+    dh = c1.selectbox("Head dimension", [8, 16, 32, 64], index=1, key="rope_d", bind=BIND, persist_state=KEEP)
+    n = c2.slider("Positions", 8, 128, 32, key="rope_n", bind=BIND, persist_state=KEEP)
+    seed = c3.number_input("Random q, k seed", 0, 9999, 0, key="rope_seed", bind=BIND, persist_state=KEEP)
     q, k = np.random.default_rng(int(seed)).normal(size=(2, dh))
     rope_s = relative.same_content_scores(q, k, n, "rope")
     abs_s = relative.same_content_scores(q, k, n, "absolute")
@@ -164,12 +202,17 @@ def alibi_section():
     st.subheader("ALiBi: a linear distance penalty")
     st.markdown("ALiBi adds −m·|i − j| to every score, with a fixed slope m per head (2^(−8h/H)): "
                 "far keys lose weight, steep heads look locally, gentle heads look far.")
+    _url.stale_link("alibi_heads", ["4", "8", "12", "16"], "heads", 8)
     c1, c2, c3 = st.columns(3)
-    heads = c1.selectbox("Heads", [4, 8, 12, 16], index=1, key="alibi_heads")
+    heads = c1.selectbox("Heads", [4, 8, 12, 16], index=1, key="alibi_heads", bind=BIND, persist_state=KEEP)
     slopes = relative.alibi_slopes(heads)
-    h = c2.selectbox("Head", list(range(heads)), format_func=lambda i: f"{head_only(i)} (m = {slopes[i]:.5f})",
-                     key="alibi_head")
-    causal = c3.checkbox("Causal (as in the paper's decoder)", value=False, key="alibi_causal")
+    _url.stale_link("alibi_head", [head_only(i) for i in range(heads)], "head", head_only(0))
+    # the label is the head alone ("H3"): the address names a head, the slope is printed below
+    h = c2.selectbox("Head", list(range(heads)), format_func=head_only, key="alibi_head", bind=BIND,
+                     persist_state=KEEP, help="Each head has its own fixed slope m = 2^(−8h/H).")
+    causal = c3.checkbox("Causal (as in the paper's decoder)", value=False, key="alibi_causal", bind=BIND,
+                         persist_state=KEEP)
+    st.caption(f"{head_only(h)} of {heads}: slope m = {slopes[h]:.5f}.")
     n = 24
     bias = relative.alibi_bias(n, slopes[h], causal=causal)
     qk = np.random.default_rng(0).normal(size=(2, n, 16))
@@ -192,10 +235,14 @@ def order_section():
     if not encoders:
         st.info(f"No shipped encoder in assets/ yet: `python -m model.train {_resources.DEFAULT_TEXT_MODEL}`.")
         return
-    name = st.selectbox("Encoder", encoders, key="order_model")
+    _url.stale_link("order_model", encoders, "the encoder", encoders[0])
+    name = st.selectbox("Encoder", encoders, key="order_model", bind=BIND, persist_state=KEEP)
+    for key in ("order_a", "order_b"):
+        too_long(key, MAX_ORDER_CHARS)
     c1, c2 = st.columns(2)
-    a = c1.text_input("Sentence", ORDER_A, max_chars=MAX_ORDER_CHARS, key="order_a")
-    b = c2.text_input("The same words, reordered", ORDER_B, max_chars=MAX_ORDER_CHARS, key="order_b")
+    a = c1.text_input("Sentence", ORDER_A, max_chars=MAX_ORDER_CHARS, key="order_a", bind=BIND, persist_state=KEEP)
+    b = c2.text_input("The same words, reordered", ORDER_B, max_chars=MAX_ORDER_CHARS, key="order_b", bind=BIND,
+                      persist_state=KEEP)
     _resources.model_or_stop(name)
     if not (a.strip() and b.strip()):
         st.info("Type a sentence in both boxes: the second one uses the same words in another order.")
@@ -219,10 +266,15 @@ def order_section():
     st.markdown(f"Without positions the two runs agree to **{off['output']:.1e}** (float32 rounding): the model "
                 f"cannot tell who ate whom. With positions they differ by up to **{on['output']:.2f}**.")
     run_a, _ = exp.runs["off"]
+    _url.stale_link("order_layer", [layer_label(i) for i in range(run_a.n_layers)], "layer", layer_label(0))
+    _url.stale_link("order_head", [head_only(i) for i in range(run_a.n_heads)], "head", head_only(0))
+    _url.stale_link("order_positions", ["off", "on"], "positions", "off")
     c1, c2, c3 = st.columns(3)
-    layer = c1.selectbox("Layer", list(range(run_a.n_layers)), key="order_layer", format_func=layer_label)
-    head = c2.selectbox("Head", list(range(run_a.n_heads)), key="order_head", format_func=head_only)
-    key = c3.radio("Positions", ["off", "on"], horizontal=True, key="order_positions")
+    layer = c1.selectbox("Layer", list(range(run_a.n_layers)), key="order_layer", format_func=layer_label, bind=BIND,
+                         persist_state=KEEP)
+    head = c2.selectbox("Head", list(range(run_a.n_heads)), key="order_head", format_func=head_only, bind=BIND,
+                        persist_state=KEEP)
+    key = c3.radio("Positions", ["off", "on"], horizontal=True, key="order_positions", bind=BIND, persist_state=KEEP)
     ra, rb = exp.runs[key]
     _, wa = permute_run(ra, exp.perm)                                    # sentence's weights, reordered
     height = max(300, min(900, 34 * len(rb.tokens) + 160))
@@ -242,7 +294,8 @@ def order_section():
 
 def length_section():
     st.markdown("A formula has a value at any position; a learned table has exactly max_len rows.")
-    pos = st.number_input("Position", 0, 10**9, 100_000, key="len_pos")
+    stale_number("len_pos", 0, 10**9, "position", 100_000)
+    pos = st.number_input("Position", 0, 10**9, 100_000, key="len_pos", bind=BIND, persist_state=KEEP)
     d = 128
     i = np.arange(8) // 2
     vals = np.where(np.arange(8) % 2 == 0, np.sin(pos * shift.frequencies(d)[i]), np.cos(pos * shift.frequencies(d)[i]))
@@ -266,7 +319,9 @@ def length_section():
             st.success(f"{html.escape(name)}: position {pos:,} is row {pos} of its {max_len}-row learned table.")
     name = _resources.selected_text_model()
     if name:
-        text = _resources.clip_text(st.text_area("Paste a long text", " ".join([ORDER_A] * 30), key="len_text"))
+        text = _resources.clip_text(st.text_area("Paste a long text", " ".join([ORDER_A] * 30), key="len_text",
+                                                 bind=_url.text_bind("len_text"), persist_state=KEEP))
+        _url.long_text_note("len_text")
         meta = _resources.shipped_meta()[name]
         n_tokens = len(text_input.encode(_resources.load_tokenizer(name), text, _resources.text_rule(name)).ids)
         max_len, kind = meta["config"]["max_len"], meta["config"].get("pos_encoding")
@@ -283,12 +338,11 @@ def length_section():
 def render():
     st.title("Positional encodings")
     st.caption("Why word order needs positions, and four ways to give them: sinusoidal, learned, RoPE, ALiBi.")
-    SECTIONS = {"Word order": order_section, "Waves": waves_section, "Similarity": similarity_section,
-                "Shift identity": shift_section,
-                "Learned vs relative": lambda: (learned_section(), rope_section(), alibi_section()),
-                "Beyond max_len": length_section}
-    # only the open tab runs (and sends its figures): the page stays quick on a laptop
-    for tab, section in zip(st.tabs(list(SECTIONS), key="pos_tab", on_change="rerun"), SECTIONS.values()):
+    sections = [order_section, waves_section, similarity_section, shift_section,
+                lambda: (learned_section(), rope_section(), alibi_section()), length_section]
+    # only the open tab runs (and sends its figures): the page stays quick on a laptop; the open tab is in the URL
+    _url.stale_link("pos_tab", TABS, "the tab", TABS[0])
+    for tab, section in zip(st.tabs(TABS, key="pos_tab", on_change="rerun", bind=BIND), sections):
         if tab.open:
             with tab:
                 section()

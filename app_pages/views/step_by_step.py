@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _state
+from app_pages import _resources, _runs, _state, _url
 from app_pages._markup import md
 from labels import file_label, head_label, head_only, layer_label
 from model import reference
@@ -17,6 +17,9 @@ from viz.steps import plot_matrix, plot_saturation, plot_softmax_bars, plot_trac
 DEFAULT_TEXT = "The restaurant refused to serve me a ham sandwich because it was too salty."
 D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 N_KEYS = 8
+MAX_CHARS = 2000                      # the text box's limit, no more than a link carries (_url.URL_TEXT_MAX)
+BIND, KEEP = _url.BIND, _url.KEEP     # every input is in the URL and survives a visit to another page
+TABS = ["One head", "The lecture's example", "Why √d_k", "Multi-head", "The layer", "Causal mask"]
 
 
 def to_json(arrays: dict) -> str:
@@ -47,7 +50,8 @@ def downloads(arrays: dict, prefix: str, tokens=None, key: str = ""):
     left, mid, right = st.columns([1, 1, 1])
     left.download_button("All steps (JSON)", lambda: to_json(arrays), f"{prefix}.json", "application/json",
                          key=f"{key}_json", on_click="ignore")                 # files are made on click
-    pick = mid.selectbox("Matrix as CSV", list(arrays), key=f"{key}_csv_pick", label_visibility="collapsed")
+    pick = mid.selectbox("Matrix as CSV", list(arrays), key=f"{key}_csv_pick", label_visibility="collapsed",
+                         bind=BIND, persist_state=KEEP)
     right.download_button(f"{pick} (CSV)", lambda: to_csv(np.asarray(arrays[pick]), tokens), f"{prefix}_{pick}.csv",
                           "text/csv", key=f"{key}_csv", on_click="ignore")
 
@@ -108,9 +112,10 @@ def scaling_section():
                 "the scores spread out as d_k grows, softmax puts almost all weight on one key, and its "
                 "gradient vanishes. Dividing by √d_k keeps the variance at 1.")
     left, right = st.columns([3, 1])
-    d_k = left.select_slider("d_k", D_KS, value=64, key="steps_dk")
-    unscaled = right.toggle("No scaling", key="steps_no_scaling", help="Feed softmax q·k instead of q·k/√d_k.")
-    seed = right.number_input("Seed", 0, 9999, 0, key="steps_seed")
+    d_k = left.select_slider("d_k", D_KS, value=64, key="steps_dk", bind=BIND, persist_state=KEEP)
+    unscaled = right.toggle("No scaling", key="steps_no_scaling", bind=BIND, persist_state=KEEP,
+                            help="Feed softmax q·k instead of q·k/√d_k.")
+    seed = right.number_input("Seed", 0, 9999, 0, key="steps_seed", bind=BIND, persist_state=KEEP)
     ex = steps.softmax_example(d_k, scaled=not unscaled, n_keys=N_KEYS, seed=int(seed))
     a, b, c = st.columns(3)
     a.metric("largest weight", f"{ex['max_weight']:.4f}")
@@ -127,7 +132,9 @@ def scaling_section():
 # ---- the live model -----------------------------------------------------------------------------
 def live_controls(name: str, model):
     c = model.config
-    text = _resources.clip_text(st.text_input("Text", DEFAULT_TEXT, key="steps_text", max_chars=2000))
+    _url.clipped_link_text("steps_text", MAX_CHARS)
+    text = _resources.clip_text(st.text_input("Text", DEFAULT_TEXT, key="steps_text", max_chars=MAX_CHARS,
+                                              bind=_url.text_bind("steps_text"), persist_state=KEEP))
     if not text.strip():
         st.warning("The text is empty; showing the default sentence.")
         text = DEFAULT_TEXT
@@ -136,17 +143,23 @@ def live_controls(name: str, model):
     for n in notices:
         st.info(md(n))
     T = len(tokens)
-    token_label = lambda i: f"{i} · {tokens[i]}"  # noqa: E731
+    words = _url.word_labels(tokens)              # the token is picked by word: a link survives a new tokenizer
     first_token = tokens.index("it") if "it" in tokens else min(1, T - 1)
+    _url.stale_link("steps_layer", [layer_label(i) for i in range(c.n_layers)], "layer", layer_label(0))
+    _url.stale_link("steps_head", [head_only(i) for i in range(c.n_heads)], "head", head_only(0))
+    _url.stale_link("steps_token", words, "the word", words[first_token])
     # a stored value may be stale (text or model changed) or the browser's old label (a str): validate first
     _state.keep_valid_choice("steps_layer", range(c.n_layers), layer_label)
     _state.keep_valid_choice("steps_head", range(c.n_heads), head_only)
-    _state.keep_valid_choice("steps_token", range(T), token_label, first_token)
+    _state.keep_valid_choice("steps_token", range(T), words.__getitem__, first_token)
     st.session_state.setdefault("steps_token", first_token)
     a, b, d = st.columns(3)
-    layer = a.selectbox("Layer", range(c.n_layers), key="steps_layer", format_func=layer_label)
-    head = b.selectbox("Head", range(c.n_heads), key="steps_head", format_func=head_only)
-    token = d.selectbox("Query token", range(T), key="steps_token", format_func=token_label)
+    layer = a.selectbox("Layer", range(c.n_layers), key="steps_layer", format_func=layer_label, bind=BIND,
+                        persist_state=KEEP)
+    head = b.selectbox("Head", range(c.n_heads), key="steps_head", format_func=head_only, bind=BIND,
+                       persist_state=KEEP)
+    token = d.selectbox("Query token", range(T), key="steps_token", format_func=words.__getitem__, bind=BIND,
+                        help="A word seen again is numbered: “it (2)”.")
     return tokens, hidden, layer, head, token
 
 
@@ -279,9 +292,9 @@ def render():
         mask = steps.model_mask(model, len(tokens))
         s = steps.head_steps(model, hidden[layer], layer, head, mask, tokens)
 
-    TABS = ["One head", "The lecture's example", "Why √d_k", "Multi-head", "The layer", "Causal mask"]
     # on_change="rerun" makes the tabs lazy: only the open tab's figures are computed and sent
-    tabs = dict(zip(TABS, st.tabs(TABS, key="steps_tab", on_change="rerun")))
+    _url.stale_link("steps_tab", TABS, "the tab", TABS[0])
+    tabs = dict(zip(TABS, st.tabs(TABS, key="steps_tab", on_change="rerun", bind=BIND)))
     if tabs["The lecture's example"].open:
         with tabs["The lecture's example"]:
             lecture_section()

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs
+from app_pages import _resources, _runs, _url
 from app_pages._markup import md
 from app_pages._state import keep_valid_choice
 from model.analysis.segmentation import embed_by_product, one_hot_columns, segmentations
@@ -23,6 +23,7 @@ MAX_MERGES = 30
 MAX_LOOKUP = 512                 # tokens whose one-hot columns are multiplied out
 CHIPS_MAX = 200                  # chips drawn per row; the rest are counted
 OWN = "Your own text"
+BIND, KEEP = _url.BIND, _url.KEEP     # every input is in the URL and survives a visit to another page
 EXAMPLES = {
     "walk / walks / walked / walking": "I walk to work; she walks, we walked, and they are walking.",
     "A name no vocabulary holds": "Siobhan Oyelaran-Kowalczyk walked into the station.",
@@ -154,7 +155,9 @@ def cuts_section(text: str, bpe):
 
 
 def merges_section():
-    text = st.text_input("A small text to learn merges on", MERGE_TEXT, key="tok_merge_text")
+    text = st.text_input("A small text to learn merges on", MERGE_TEXT, key="tok_merge_text",
+                         bind=_url.text_bind("tok_merge_text"), persist_state=KEEP)
+    _url.long_text_note("tok_merge_text")
     if len(text) > MAX_MERGE_CHARS:
         st.error(too_long(len(text), MAX_MERGE_CHARS))
         return
@@ -163,7 +166,8 @@ def merges_section():
         st.info("No two symbols stand next to each other in this text: there is nothing to merge.")
         return
     base = len(set("".join(text.split())))
-    step = st.slider("Merge step", 1, len(steps), min(4, len(steps)), key="tok_step") if len(steps) > 1 else 1
+    step = st.slider("Merge step", 1, len(steps), min(4, len(steps)), key="tok_step", bind=BIND,
+                     persist_state=KEEP) if len(steps) > 1 else 1
     s = steps[step - 1]
     st.markdown(f"Step **{step}** merges **{md(s.pair[0])}** + **{md(s.pair[1])}** → "
                 f"**{md(s.pair[0] + s.pair[1])}**: the most frequent adjacent pair, seen **{s.count}** times. "
@@ -186,9 +190,10 @@ def lookup_section(text: str):
     if not models:
         st.info("No shipped text model was found in assets/.")
         return
+    _url.stale_link("tok_model", models, "the model", _resources.selected_text_model() or models[0])
     keep_valid_choice("tok_model", models)
     st.session_state.setdefault("tok_model", _resources.selected_text_model() or models[0])
-    name = st.selectbox("Model", models, key="tok_model")
+    name = st.selectbox("Model", models, key="tok_model", bind=BIND, persist_state=KEEP)
     tok, rule = _resources.load_tokenizer(name), _resources.text_rule(name)
     enc = text_input.encode(tok, text, rule)
     ids = enc.ids[:MAX_LOOKUP]
@@ -206,12 +211,16 @@ def lookup_section(text: str):
     table = _runs.token_embedding_table(name)                           # (|V|, D)
     omega = table.T                                                     # Ωₑ: (D, |V|)
     d, v = omega.shape
+    words = _url.word_labels(typed)                  # picked by word in the URL: a link survives a new tokenizer
+    first = next((k for k, i in enumerate(ids) if i >= 7), 0)                          # the first non-special
+    _url.stale_link("tok_token", words, "the token", words[first])
     keep_valid_choice("tok_token", range(len(ids)))
-    st.session_state.setdefault("tok_token", next((k for k, i in enumerate(ids) if i >= 7), 0))  # first non-special
-    n = st.selectbox("Token", range(len(ids)), key="tok_token",
-                     format_func=lambda k: f"{k}: {tokens[k]} (id {ids[k]})")
+    st.session_state.setdefault("tok_token", first)
+    n = st.selectbox("Token", range(len(ids)), key="tok_token", format_func=words.__getitem__, bind=BIND,
+                     help="A token seen again is numbered: “walk (2)”. Its position and id are below.")
     x = embed_by_product(omega, ids)                                    # (D, N)
     gap = float(np.abs(x - table[ids].T).max())
+    st.caption(f"Token {n} of {len(ids)}: **{md(tokens[n])}**, id {ids[n]}.")
     st.markdown(f"Ωₑ: D × |V| = **{d} × {v:,}** · T: |V| × N = **{v:,} × {len(ids)}** · "
                 f"X = Ωₑ·T: D × N = **{d} × {len(ids)}**")
     column = one_hot_columns([ids[n]], v)[:, 0]                         # (|V|,)
@@ -239,9 +248,12 @@ def render():
                 "Ωₑ. Whole words miss names and new forms; single characters make long sequences. Byte-level "
                 "**BPE** (byte pair encoding) keeps frequent words whole and spells rare ones from pieces, down "
                 "to single bytes, so no text needs [UNK].")
-    st.selectbox("Example", [*EXAMPLES, OWN], key="tok_example", on_change=_pick_example)
-    st.session_state.setdefault("tok_text", EXAMPLES[next(iter(EXAMPLES))])
-    text = st.text_area("Text", key="tok_text", on_change=_typed, height=90)
+    _url.gallery_link("tok_example", "tok_text", EXAMPLES, OWN)
+    st.selectbox("Example", [*EXAMPLES, OWN], key="tok_example", on_change=_pick_example, bind=BIND,
+                 persist_state=KEEP)
+    text = st.text_area("Text", EXAMPLES[next(iter(EXAMPLES))], key="tok_text", on_change=_typed, height=90,
+                        bind=_url.text_bind("tok_text"), persist_state=KEEP)
+    _url.long_text_note("tok_text")
     ok = len(text) <= MAX_CHARS
     if not ok:
         st.error(too_long(len(text), MAX_CHARS))

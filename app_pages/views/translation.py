@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs
+from app_pages import _resources, _runs, _url
 from app_pages._markup import md
 from labels import head_label, head_only, layer_label
 from model.data import translation_corpus as corpus
@@ -20,6 +20,10 @@ from viz.translation import plot_alignment, plot_head_grid, plot_step_probs
 
 DEFAULT_TEXT = "the teacher likes the restaurant near the station ."
 MEAN = "mean of the heads"
+TABS = ["Cross-attention", "Alignment lines", "Encoder self-attention", "Decoder masked self-attention",
+        "Training vs inference"]
+BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
+FORCED_MAX = 80                          # characters of the target fed in training
 FOUR_DIGITS = {c: st.column_config.NumberColumn(format="%.4f") for c in ("p(should write)", "probability")}
 
 
@@ -30,6 +34,25 @@ def example_pairs() -> dict[str, tuple[str, str]]:
     for p in corpus.examples():
         out[p.en] = (p.zh, "held-out template" if p.template in corpus.HELDOUT_TEMPLATES else "held-out words")
     return out
+
+
+def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
+    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
+    it and the widget shows `shown`) gets the same notice."""
+    raw = st.query_params.get(key)
+    try:
+        fits = raw is not None and lo <= float(raw) <= hi
+    except ValueError:
+        fits = False
+    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
+
+
+def too_long(key: str, limit: int) -> None:
+    """A link's text for a box that takes at most `limit` characters: Streamlit keeps the first `limit`; say so,
+    as clip_text does for the other boxes."""
+    raw = st.query_params.get(key)
+    if key not in st.session_state and raw is not None and len(raw) > limit:
+        st.warning(f"The text has {len(raw):,} characters; only the first {limit:,} are used.")
 
 
 def pick(weights: np.ndarray, layer: int, head: int | str) -> np.ndarray:
@@ -70,12 +93,18 @@ def use_example():
 
 def controls(n_layers: int, n_heads: int) -> tuple[str, int, int, int | str]:
     """Decoding method, beam width, layer and head, in one row."""
+    _url.stale_link("tr_method", ["greedy", "beam search"], "the decoding", "greedy")
+    stale_number("tr_width", 1, 8, "beam width", 4)
+    _url.stale_link("tr_layer", [layer_label(i) for i in range(n_layers)], "layer", layer_label(n_layers - 1))
+    _url.stale_link("tr_head", [MEAN, *map(head_only, range(n_heads))], "head", MEAN)
     c1, c2, c3, c4 = st.columns([1.3, 1, 1, 1])
-    method = c1.radio("Decoding", ["greedy", "beam search"], horizontal=True, key="tr_method")
-    width = c2.slider("Beam width", 1, 8, 4, key="tr_width", disabled=method == "greedy")
+    method = c1.radio("Decoding", ["greedy", "beam search"], horizontal=True, key="tr_method", bind=BIND,
+                      persist_state=KEEP)
+    width = c2.slider("Beam width", 1, 8, 4, key="tr_width", disabled=method == "greedy", bind=BIND,
+                      persist_state=KEEP)
     layer = c3.selectbox("Layer", range(n_layers), format_func=layer_label, index=n_layers - 1,
-                         key="tr_layer")
-    head = c4.selectbox("Head", [MEAN, *range(n_heads)], key="tr_head",
+                         key="tr_layer", bind=BIND, persist_state=KEEP)
+    head = c4.selectbox("Head", [MEAN, *range(n_heads)], key="tr_head", bind=BIND, persist_state=KEEP,
                         format_func=lambda h: h if h == MEAN else head_only(h))
     return method, width, layer, head
 
@@ -95,7 +124,9 @@ def cross_section(run, layer: int, head: int | str):
 
 
 def alignment_section(run, layer: int, head: int | str):
-    threshold = st.slider("Draw lines for weights of at least", 0.05, 0.9, 0.2, 0.05, key="tr_threshold")
+    stale_number("tr_threshold", 0.05, 0.9, "the line threshold", 0.2)
+    threshold = st.slider("Draw lines for weights of at least", 0.05, 0.9, 0.2, 0.05, key="tr_threshold", bind=BIND,
+                          persist_state=KEEP)
     w = pick(run.cross_weights, layer, head)
     st.plotly_chart(plot_alignment(w, src_tokens=run.src_tokens, tgt_tokens=run.written,
                                    threshold=threshold, title=f"Alignment, {which(layer, head)}"),
@@ -123,8 +154,12 @@ def self_section(run, layer: int, which: str):
 def training_vs_inference(dev: str, text: str, run, layer: int, reference: str | None):
     _, tgt_tok = _resources.translator_tokenizers()
     default = reference or run.output
-    forced_text = st.text_input("Target fed to the decoder in training (teacher forcing)", default,
-                                max_chars=80, key=f"tr_forced_{text}",
+    if st.session_state.get("tr_forced_for") != text:        # another sentence: its own target (a link's wins)
+        st.session_state["tr_forced_for"] = text
+        st.session_state["tr_forced"] = default
+    too_long("tr_forced", FORCED_MAX)
+    forced_text = st.text_input("Target fed to the decoder in training (teacher forcing)", max_chars=FORCED_MAX,
+                                key="tr_forced", bind=BIND, persist_state=KEEP,
                                 help="Edit it (say 餐厅 → 银行): training always feeds the true earlier tokens, "
                                      "whatever the model would have written.")
     try:
@@ -182,11 +217,17 @@ def render():
     src_tok, tgt_tok = _resources.translator_tokenizers()
     dev = _resources.device()
     examples = example_pairs()
-    st.session_state.setdefault("tr_text", DEFAULT_TEXT)
     vocabulary = st.container()
+    # the address names the example by its English sentence; a link with only one of the two opens a matching pair
+    _url.gallery_link("tr_example", "tr_text", {en: en for en in examples}, DEFAULT_TEXT)
+    _url.stale_link("tr_example", list(examples), "the example", DEFAULT_TEXT)
+    too_long("tr_text", MAX_SOURCE_CHARS)
     st.selectbox("Example sentence (all held out: never seen in training)", list(examples), key="tr_example",
-                 on_change=use_example, format_func=lambda en: f"{en}   ({examples[en][1]})")
-    text = st.text_input("English sentence", max_chars=MAX_SOURCE_CHARS, key="tr_text",
+                 on_change=use_example, bind=BIND, persist_state=KEEP,
+                 help="Each was held out of training, its words or its sentence pattern; the line under the "
+                      "translation says which.")
+    text = st.text_input("English sentence", DEFAULT_TEXT, max_chars=MAX_SOURCE_CHARS, key="tr_text", bind=BIND,
+                         persist_state=KEEP,
                          help="Words of the translator's own English vocabulary (under Known words above), "
                               "separated by spaces; type a sentence and press Enter.")
     unknown = outside_vocabulary(src_tok, text)
@@ -228,15 +269,13 @@ def render():
         st.caption(f"Held-out test: exact match {m.get('exact_match_heldout', 0):.1%}, character BLEU-4 "
                    f"{m.get('bleu_heldout', 0):.3f} on {m.get('heldout_n', 0)} sentences "
                    "(`python -m model.evaluate translator --json`).")
-    tabs = st.tabs(["Cross-attention", "Alignment lines", "Encoder self-attention", "Decoder masked self-attention",
-                    "Training vs inference"])
-    with tabs[0]:
-        cross_section(run, layer, head)
-    with tabs[1]:
-        alignment_section(run, layer, head)
-    with tabs[2]:
-        self_section(run, layer, "encoder")
-    with tabs[3]:
-        self_section(run, layer, "decoder")
-    with tabs[4]:
-        training_vs_inference(dev, text, run, layer, reference)
+    # lazy tabs: only the open one draws (training vs inference runs the model twice more); the open tab is in the URL
+    _url.stale_link("tr_tab", TABS, "the tab", TABS[0])
+    tabs = st.tabs(TABS, key="tr_tab", on_change="rerun", bind=BIND)
+    sections = [lambda: cross_section(run, layer, head), lambda: alignment_section(run, layer, head),
+                lambda: self_section(run, layer, "encoder"), lambda: self_section(run, layer, "decoder"),
+                lambda: training_vs_inference(dev, text, run, layer, reference)]
+    for tab, section in zip(tabs, sections):
+        if tab.open:
+            with tab:
+                section()

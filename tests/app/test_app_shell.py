@@ -29,3 +29,18 @@ def test_sidebar_offers_device_choice_and_absent_device_falls_back(monkeypatch):
     assert not at.exception
     assert any("not available" in w.value for w in at.sidebar.warning)
     assert any("running on **cpu**" in c.value for c in at.sidebar.caption)
+
+
+def test_sidebar_offers_copy_link_and_binds_model_and_device_to_the_url():
+    """The sidebar runs on every page, so every page has "Copy link"; a link opens on its model and device."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["device"] = "cpu"
+    at.run()
+    assert not at.exception
+    (frame,) = at.sidebar.get("iframe")
+    assert frame.proto.alt == "Copy this page's link" and "window.parent.location.href" in frame.proto.srcdoc
+    assert "navigator.clipboard.writeText" in frame.proto.srcdoc
+    assert at.sidebar.selectbox(key="device").value == "cpu" and at.query_params["device"] == "cpu"

@@ -135,14 +135,15 @@ def test_shipped_default_model_runs_the_paragraph_when_present():
         if name not in checkpoints.shipped():
             pytest.fail(f"{name} is not in assets/: train it with `python -m model.train {name}`")
         at = open_page(PAGE, timeout=120)
-        model, _ = checkpoints.load(name)
-        tok = text_input.tokenizer_of(checkpoints.read_meta(name))
+        model, meta = checkpoints.load(name)
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.selectbox(key="text_model").value == name
-    expected = run_text(model, tok, at.text_area(key="explorer_text").value, "cls_sep")
-    shown = word_attention(expected.weights, expected.words) if any(len(w) > 1 for w in expected.words) \
-        else expected.weights                                  # the page shows whole words by default
-    assert np.allclose(zoom_matrix(at), shown[0, 0], atol=1e-5)
+    expected = run_text(model, text_input.tokenizer_of(meta), at.text_area(key="explorer_text").value,
+                        text_input.rule_of(meta))
+    weights = expected.weights                                    # (L, H, N, N): pieces, or whole words when shown
+    if any(len(w) > 1 for w in expected.words) and at.toggle(key="explorer_words").value:
+        weights = word_attention(expected.weights, expected.words)
+    assert np.allclose(zoom_matrix(at), weights[0, 0], atol=1e-6)
 
 
 def test_head_view_draws_only_the_chosen_heads_and_downloads_are_offered(tiny, page):

@@ -26,7 +26,7 @@ def _texts(at) -> str:
 
 def test_a_digit_sample_runs_end_to_end(at):
     at.radio(key="img_model").set_value("vit_digits").run()
-    at.selectbox(key="img_sample_digit_").select_index(3).run()
+    at.selectbox(key="img_digit").select_index(3).run()
     assert not at.exception and not at.error
     assert "The model answers **3**" in _texts(at) and "true answer for this sample is **3**" in _texts(at)
     headers = [h.value for h in at.header]

@@ -21,8 +21,11 @@ def at():
     return page
 
 
-
-
+def show(at, tab: str):
+    """Open a tab (the receptive field, live effect and cost tabs are lazy: they run when open) and rerun."""
+    at.session_state["masks_tab"] = tab
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
 
 
 def metric(at, prefix: str) -> str:
@@ -47,10 +50,12 @@ def test_changing_pattern_redraws_mask_difference_and_reach(at):
     np.testing.assert_array_equal(z_of(chart(at, "masks_plot_diff")["data"][0]),
                                   (a & ~b) * 1 + (b & ~a) * 2 + (a & b) * 3)
     assert metric(at, "pairs that differ") == f"{int((a != b).sum()):,}"
+    show(at, "Receptive field")
     np.testing.assert_array_equal(z_of(chart(at, "masks_reach_A")["data"][0]), reach.receptive_field(a, 2))
     text = " ".join(m.value for m in at.markdown)
     assert "never connects everything" in text                      # dilation 2 keeps odd and even apart
     assert "after **2** layers" in text                            # one global token: two hops
+    show(at, "Pattern lab")
 
 
 def test_bad_global_positions_get_a_readable_error(at):
@@ -63,6 +68,7 @@ def test_bad_global_positions_get_a_readable_error(at):
 
 
 def test_live_effect_zeroes_blocked_weights_and_compares_with_full_attention(at):
+    show(at, "Live effect")
     assert metric(at, "largest weight on a blocked pair") == "0 exactly"
     at.number_input(key="masks_live_width").set_value(1)
     at.run()
@@ -77,6 +83,7 @@ def test_live_effect_zeroes_blocked_weights_and_compares_with_full_attention(at)
 
 
 def test_cost_curves_count_pairs_and_measure_on_demand(at):
+    show(at, "Cost")
     pairs = chart(at, "masks_pairs")["data"]
     window = next(t for t in pairs if t["name"].startswith("Sliding window"))
     ys = window["y"] if isinstance(window["y"], list) else z_of({"z": window["y"]})
@@ -118,6 +125,7 @@ def sparse_meta():
 
 def test_sparse_model_reads_english_and_chinese_as_readable_pieces_without_unk(at, sparse_meta):
     from model.data import bpe
+    show(at, "Live effect")
     at.selectbox(key="masks_model").set_value("sparse_encoder")
     at.text_area(key="masks_text").set_value(MIXED)
     at.run()

@@ -1,15 +1,19 @@
 """The tokenization page: the pieces, ids and bytes it shows are the shipped BPE's, the four cuts are
 segmentations()'s, the merge table is bpe_steps.learn's (and the hand counts of Sennrich et al.'s example), the
 lookup Ωₑ·T equals the model's own embedding rows, and over-long text gets a message."""
+import json
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from app_pages.views.tokenization import EXAMPLES, MAX_CHARS
+from model import checkpoints
 from model.analysis.segmentation import segmentations
-from model.data import bpe, bpe_steps, course_world
+from model.data import bpe, bpe_steps, course_world, text_input
 from model.data.bpe import load
 from tests.app.conftest import open_page, plotly_array, plotly_chart
+from tests.conftest import save_random_text_model
 
 SENNRICH = " ".join(["low"] * 5 + ["lower"] * 2 + ["newest"] * 6 + ["widest"] * 3)
 
@@ -96,12 +100,14 @@ def test_merge_table_follows_the_learner_and_the_hand_counts():
 def test_embedding_by_one_hot_product_equals_the_models_own_rows(default_page):
     at = default_page
     at.selectbox(key="tok_model").set_value("coref_encoder")
-    at.selectbox(key="tok_token").set_value(2).run(timeout=180)     # [CLS] I walk …
+    at.selectbox(key="tok_token").set_value(2).run(timeout=180)     # [CLS] I walk …: "walk", whatever the tokenizer
     assert not at.exception
-    tok = bpe.load()
-    ids = tok.encode(at.text_area(key="tok_text").value, add_cls_sep=True).ids
+    meta = checkpoints.read_meta("coref_encoder")
+    tok = text_input.tokenizer_of(meta)
+    ids = text_input.encode(tok, next(iter(EXAMPLES.values())), text_input.rule_of(meta)).ids
     column = plotly_array(plotly_chart(at, "tok_one_hot")["data"][0]["z"]).ravel()
-    assert len(column) == len(tok) and column.sum() == 1 and column[ids[2]] == 1 and tok.piece(ids[2]) == " walk"
+    assert len(column) == len(tok) and column.sum() == 1 and column[ids[2]] == 1
+    assert at.selectbox(key="tok_token").format_func(2) == "walk"    # picked by word (the URL holds it)
     assert {m.label: m.value for m in at.metric}["Largest |Ωₑ·T − embedding rows|, all tokens"] == "0"
     shown = frame(at, "(Ωₑ·T)[:, n]")
     np.testing.assert_array_equal(shown["(Ωₑ·T)[:, n]"], shown["embed.tok.weight[id]"])
@@ -121,8 +127,24 @@ def test_a_character_no_word_vocabulary_holds_is_looked_up_by_its_own_pieces():
     ids = bpe.load().encode("我有一只猫", add_cls_sep=True).ids
     column = plotly_array(plotly_chart(at, "tok_one_hot")["data"][0]["z"]).ravel()
     assert column[ids[1]] == 1 and column[bpe.UNK] == 0
-    label = at.selectbox(key="tok_token").format_func(1)
-    assert label == f"1: {bpe.load().piece(ids[1])} (id {ids[1]})" and "[UNK]" not in label
+    assert "[UNK]" not in at.selectbox(key="tok_token").format_func(1)
+
+
+def test_a_word_outside_the_models_vocabulary_is_looked_up_as_unk(tmp_path):
+    """A word-level model (a tiny random one: the shipped models read BPE, which has no [UNK]) looks an unknown
+    word up as [UNK]; the token is still picked by the word typed."""
+    save_random_text_model(tmp_path, "tok_words_tiny_test", "i have a cat", d_model=16, n_heads=2, n_layers=1,
+                           d_ff=32, max_len=32)
+    with mock.patch.object(checkpoints, "ASSETS", tmp_path):
+        at = typed("我有一只猫")
+        at.selectbox(key="tok_token").set_value(1).run(timeout=180)     # [CLS] 我 …
+    assert not at.exception, [e.message for e in at.exception]
+    vocab = json.loads((tmp_path / "tok_words_tiny_test.json").read_text())["tokenizer"]["vocab"]
+    column = plotly_array(plotly_chart(at, "tok_one_hot")["data"][0]["z"]).ravel()
+    assert column[vocab.index("[UNK]")] == 1
+    assert at.selectbox(key="tok_token").format_func(1) == "我"          # picked by word (the URL holds it)
+    assert "Token 1 of 7: **我 → \\[UNK\\]**, id 1." in [c.value for c in at.caption]
+    assert any("the embedding of **\\[UNK\\]**" in m.value for m in at.markdown)
 
 
 def test_typed_markup_is_shown_as_text_in_chips_and_notes():

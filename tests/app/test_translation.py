@@ -47,9 +47,14 @@ def test_page_shows_the_models_translation_and_every_cross_attention_head(at, sh
 
 
 def test_training_and_inference_views_agree_on_the_models_own_output(at):
+    at.session_state["tr_tab"] = "Training vs inference"           # lazy tabs: only the open one runs
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
     info = [i.value for i in at.info if "max |difference|" in i.value]
     assert info and float(info[0].split("= ")[1].split(" ")[0]) < 1e-4
     assert len(at.dataframe) >= 2
+    at.session_state["tr_tab"] = "Cross-attention"
+    at.run()
 
 
 def test_beam_search_of_width_one_gives_the_greedy_translation(at):
