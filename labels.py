@@ -27,6 +27,3 @@ def file_label(layer: int, head: int) -> str:
     """(3, 1) -> "L3H1", the same label inside a file name (no space)."""
     return head_label(layer, head).replace(" ", "")
 
-
-LAYER_FORMAT = "L%d"                             # the same labels for st.slider(format=...)
-HEAD_FORMAT = "H%d"

@@ -1,5 +1,5 @@
-"""Typed text shown literally: inside st.markdown (Markdown and LaTeX made inert) and inside a Plotly title
-(which renders a few HTML tags)."""
+"""Typed text shown literally: inside st.markdown (Markdown and LaTeX made inert), inside a Plotly title
+(which renders a few HTML tags), and as a token whose whitespace and invisible characters are drawn."""
 import html
 import re
 
@@ -14,3 +14,10 @@ def md(text) -> str:
 def esc(text: str) -> str:
     """HTML-escaped for a Plotly title or hover."""
     return html.escape(text, quote=False)
+
+
+def visible(piece: str) -> str:
+    """A piece with its whitespace drawn (␣ space, ↵ newline, ⇥ tab) and invisible characters named (U+200D), so a
+    chip or an axis label shows where a piece starts."""
+    piece = piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
+    return "".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in piece)

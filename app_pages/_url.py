@@ -91,6 +91,29 @@ def stale_link(key: str, labels, what: str, shown: str) -> bool:
     return True
 
 
+def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
+    """stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops it
+    and the widget shows `shown`) gets the same notice."""
+    raw = st.query_params.get(key)
+    try:
+        fits = raw is not None and lo <= float(raw) <= hi
+    except ValueError:
+        fits = False
+    return stale_link(key, [raw] if fits else [], what, str(shown))
+
+
+def stale_picks(key: str, labels, what: str) -> bool:
+    """stale_link for a multiselect: the link's values that name nothing on the page (Streamlit drops them)."""
+    if key in st.session_state:
+        return False
+    gone = [v for v in st.query_params.get_all(key) if v not in labels]
+    if gone:
+        shown = ", ".join(f"“{md(v if len(v) <= SHOWN_MAX else v[:SHOWN_MAX] + '…')}”" for v in gone[:5])
+        st.info(f"The link asked to pick {what} {shown}, which {'is' if len(gone) == 1 else 'are'} not on this "
+                "page now; left unpicked.")
+    return bool(gone)
+
+
 def gallery_link(gallery_key: str, text_key: str, examples: dict[str, str], own: str) -> None:
     """Before a gallery selectbox and the text box it fills are drawn: make a link that names only one of them
     open a matching pair (a gallery title alone brings its text; a text alone picks its title, or `own`)."""

@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages import _resources, _runs, _url
-from app_pages._markup import esc, md
+from app_pages._markup import esc, md, visible
 from labels import head_label, head_only, layer_label
 from model import checkpoints
 from model.checkpoints import CheckpointError
@@ -38,34 +38,6 @@ MEAN = "mean of heads"
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
 CORPORA = {"model.data.real_text": "real English and Chinese text: WordNet's glosses and examples, English fortune "
                                    "cookies, Chinese fortunes and poems (docs/data-card.md)"}
-
-
-def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
-    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
-    it and the widget shows `shown`) gets the same notice."""
-    raw = st.query_params.get(key)
-    try:
-        fits = raw is not None and lo <= float(raw) <= hi
-    except ValueError:
-        fits = False
-    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
-
-
-def stale_picks(key: str, labels, what: str) -> bool:
-    """_url.stale_link for a multiselect: the link's values that name nothing on the page (Streamlit drops them)."""
-    if key in st.session_state:
-        return False
-    gone = [v for v in st.query_params.get_all(key) if v not in labels]
-    if gone:
-        shown = ", ".join(f"“{md(v if len(v) <= _url.SHOWN_MAX else v[:_url.SHOWN_MAX] + '…')}”" for v in gone[:5])
-        st.info(f"The link asked to pick {what} {shown}, which {'is' if len(gone) == 1 else 'are'} not on this "
-                "page now; left unpicked.")
-    return bool(gone)
-
-
-def visible(piece: str) -> str:
-    """Spaces, newlines and tabs drawn as ␣ ↵ ⇥ so a piece shows where a word starts (as on the tokenization page)."""
-    return piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
 
 
 def continuation(tok, ids, n_prompt: int) -> str:
@@ -173,8 +145,8 @@ def render():
 
 
 def next_token(gpt, dev, tok, prompt, prompt_ids):
-    stale_number("next_temp", 0.1, 3.0, "temperature", 1.0)
-    stale_number("next_top", 5, 25, "tokens shown", 12)
+    _url.stale_number("next_temp", 0.1, 3.0, "temperature", 1.0)
+    _url.stale_number("next_top", 5, 25, "tokens shown", 12)
     c1, c2 = st.columns(2)
     temp = c1.slider("Temperature", 0.1, 3.0, 1.0, 0.1, key="next_temp", bind=BIND, persist_state=KEEP,
                      help="softmax(logits / T): below 1 sharpens, above 1 flattens.")
@@ -203,7 +175,7 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
     for key, lo, hi, what, start in (("gen_k", 1, 20, "k", 5), ("gen_temp", 0.1, 3.0, "temperature", 1.0),
                                      ("gen_seed", 0, 10_000, "seed", 0), ("gen_max_new", 1, MAX_NEW_TOKENS,
                                                                           "new tokens", 24)):
-        stale_number(key, lo, hi, what, start)
+        _url.stale_number(key, lo, hi, what, start)
     c1, c2, c3, c4, c5 = st.columns(5)
     strategy = c1.radio("Strategy", list(STRATEGIES), key="gen_strategy", format_func=STRATEGIES.get, bind=BIND,
                         persist_state=KEEP)
@@ -236,7 +208,7 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
     b1.button("◀ back", on_click=move, args=(-1,), key="gen_back", disabled=n_new < 2)
     b2.button("next ▶", on_click=move, args=(1,), key="gen_next", disabled=n_new < 2)
     if n_new > 1:
-        stale_number("gen_step", 1, n_new, "step", n_new)
+        _url.stale_number("gen_step", 1, n_new, "step", n_new)
     # a select_slider keeps one identity when the number of steps changes (a slider's max is part of its
     # identity, and a new identity would take the link's old step over the new run's last one)
     step = b3.select_slider("Step", range(1, n_new + 1), key="gen_step", bind=BIND,
@@ -272,7 +244,7 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
 def beams(gpt, dev, tok, prompt_ids):
     for key, lo, hi, what, start in (("beam_width", 1, 8, "beam width", 3), ("beam_len", 1, 16, "length", 8),
                                      ("beam_alpha", 0.0, 2.0, "length penalty", 0.0)):
-        stale_number(key, lo, hi, what, start)
+        _url.stale_number(key, lo, hi, what, start)
     c1, c2, c3 = st.columns(3)
     width = c1.slider("Beam width", 1, 8, 3, key="beam_width", bind=BIND, persist_state=KEEP)
     beam_len = c2.slider("Length (new tokens)", 1, 16, 8, key="beam_len", bind=BIND, persist_state=KEEP)
@@ -320,12 +292,12 @@ def fill_in(dev):
     _url.long_text_note("fill_text")
     words = encode_with_masks(tok, text)
     labels = _url.word_labels(words.words)         # picked by word ("the (2)"), so a link survives a new tokenizer
-    stale_picks("fill_words", labels, "the words")
+    _url.stale_picks("fill_words", labels, "the words")
     picked = st.multiselect("Words to hide", labels, key="fill_words", bind=BIND, persist_state=KEEP,
                             help="Each piece of a hidden word becomes one [MASK]: a word of 3 pieces shows the "
                                  "model 3 masks, so it knows the hidden word's length in pieces. A word seen "
                                  "again is numbered: “the (2)”.")
-    stale_number("fill_k", 3, 15, "predictions per masked piece", 8)
+    _url.stale_number("fill_k", 3, 15, "predictions per masked piece", 8)
     top_k = st.slider("Predictions per masked piece", 3, 15, 8, key="fill_k", bind=BIND, persist_state=KEEP)
     try:
         fill = _runs.encoder_fill(name, dev, text, tuple(labels.index(p) for p in picked if p in labels), top_k)
@@ -386,7 +358,7 @@ def objectives(gpt, dev, tok):
         st.info("Type a sentence.")
         return
     labels = _url.word_labels(shown)                  # pieces by what they read ("␣the (2)"), never by position
-    stale_picks("obj_masked", labels, "the pieces")
+    _url.stale_picks("obj_masked", labels, "the pieces")
     if st.session_state.get("obj_seen") != tuple(ids):                 # a new sentence: BERT's 15 % afresh
         st.session_state.obj_seen = tuple(ids)                         # (a link's own picks win on its first run)
         st.session_state.obj_masked = [labels[i] for i in choose_masked(len(ids), 0.15, np.random.default_rng(0))]

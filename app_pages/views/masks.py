@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _resources, _runs, _url
+from app_pages._markup import visible
 from labels import head_label, head_only, layer_label
 from model.analysis import cost, reach
 from model.data import bpe, text_input
@@ -23,17 +24,6 @@ MAX_POSITIONS = 64
 SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384]
 TABS = ["Pattern lab", "Receptive field", "Live effect", "Cost"]
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
-
-
-def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
-    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
-    it and the widget shows `shown`) gets the same notice."""
-    raw = st.query_params.get(key)
-    try:
-        fits = raw is not None and lo <= float(raw) <= hi
-    except ValueError:
-        fits = False
-    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
 
 
 def parse_positions(text: str, n: int) -> tuple[int, ...]:
@@ -72,7 +62,7 @@ def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None =
                     params[p.name] = p.default
             else:
                 start = int(given.get(p.name, p.default))
-                stale_number(f"{prefix}_{p.name}", p.lo, p.hi, p.label, start)
+                _url.stale_number(f"{prefix}_{p.name}", p.lo, p.hi, p.label, start)
                 params[p.name] = int(st.number_input(p.label, p.lo, p.hi, start, 1, key=f"{prefix}_{p.name}",
                                                      bind=BIND, persist_state=KEEP))
     causal = pat.can_be_causal and causal_box and st.checkbox("causal version", key=f"{prefix}_causal", bind=BIND,
@@ -93,13 +83,6 @@ def describe(c: reach.Connectivity) -> str:
         return f"every token reaches every other after **{c.layers}** layer{'s' * (c.layers != 1)}"
     return (f"never connects everything: after **{c.layers}** layers it reaches {c.reachable:.1%} of the pairs "
             f"and more layers add nothing")
-
-
-def visible(text: str) -> str:
-    """A piece with its whitespace drawn (␣ space, ↵ newline, ⇥ tab) and invisible characters named
-    (U+200D), so an axis label shows where a piece starts."""
-    text = text.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
-    return "".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in text)
 
 
 def piece_labels(tokenizer, text: str, rule: str, tokens: tuple[str, ...]) -> list[str]:
@@ -142,7 +125,7 @@ def evaluation(meta: dict) -> str | None:
 
 def lab_section():
     st.subheader("Pattern lab")
-    stale_number("masks_n", 4, MAX_DRAW_N, "sequence length", 32)
+    _url.stale_number("masks_n", 4, MAX_DRAW_N, "sequence length", 32)
     n = int(st.number_input("Sequence length N", 4, MAX_DRAW_N, 32, 4, key="masks_n", bind=BIND, persist_state=KEEP,
                             help=f"Drawn up to N = {MAX_DRAW_N}; the cost section goes to 16k."))
     left, right = st.columns(2)
@@ -178,7 +161,7 @@ def reach_section(n: int, chosen: dict):
     st.subheader("Receptive field: how far information travels through k layers")
     st.caption("Entry [i, j] is dark when token j's input can influence token i's output after k layers: the "
                "boolean matrix power (mask ∨ I)ᵏ (the residual connection keeps each token's own input).")
-    stale_number("masks_k", 1, 16, "layers", 2)
+    _url.stale_number("masks_k", 1, 16, "layers", 2)
     k = st.slider("layers k", 1, 16, 2, key="masks_k", bind=BIND, persist_state=KEEP)
     max_layers = 32 if n <= 256 else 12
     cols, shares = st.columns(2), {}
@@ -287,7 +270,7 @@ def cost_section():
     for key, lo, hi, what, start in (("masks_cost_w", 1, 1024, "window w", 128), ("masks_cost_g", 0, 64,
                                      "global tokens g", 16), ("masks_cost_s", 2, 4096, "stride / block", 128),
                                      ("masks_cost_r", 0, 64, "random keys r", 3)):
-        stale_number(key, lo, hi, what, start)
+        _url.stale_number(key, lo, hi, what, start)
     c = st.columns(4)
     w = int(c[0].number_input("window w (each side)", 1, 1024, 128, key="masks_cost_w", bind=BIND, persist_state=KEEP))
     g = int(c[1].number_input("global tokens g", 0, 64, 16, key="masks_cost_g", bind=BIND, persist_state=KEEP))

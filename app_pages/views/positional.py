@@ -27,29 +27,10 @@ TABS = ["Word order", "Waves", "Similarity", "Shift identity", "Learned vs relat
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
 
 
-def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
-    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
-    it and the widget shows `shown`) gets the same notice."""
-    raw = st.query_params.get(key)
-    try:
-        fits = raw is not None and lo <= float(raw) <= hi
-    except ValueError:
-        fits = False
-    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
-
-
-def too_long(key: str, limit: int) -> None:
-    """A link's text for a box that takes at most `limit` characters: Streamlit keeps the first `limit`; say so,
-    as clip_text does for the other boxes."""
-    raw = st.query_params.get(key)
-    if key not in st.session_state and raw is not None and len(raw) > limit:
-        st.warning(f"The text has {len(raw):,} characters; only the first {limit:,} are used.")
-
-
 def waves_section():
     st.markdown("Each position gets a vector: PE(pos, 2i) = sin(pos / 10000^(2i/d)), "
                 "PE(pos, 2i+1) = cos(pos / 10000^(2i/d)). Low dimensions oscillate fast, high ones slowly.")
-    stale_number("pe_n", 8, 1024, "positions", 100)
+    _url.stale_number("pe_n", 8, 1024, "positions", 100)
     _url.stale_link("pe_d", list(map(str, WIDTHS)), "d_model", WIDTHS[3])
     c1, c2 = st.columns(2)
     n = c1.number_input("Positions", 8, 1024, 100, step=10, key="pe_n", bind=BIND, persist_state=KEEP)
@@ -62,8 +43,8 @@ def waves_section():
     if dims:
         st.plotly_chart(vp.plot_waves(pe, dims), key="pe_waves")
     st.plotly_chart(vp.plot_wavelengths(shift.wavelengths(d)), key="pe_wavelengths")
-    stale_number("pe_pos", 0, 10**9, "position", 7)
-    stale_number("pe_dim", 0, d - 1, "dimension", min(2, d - 1))
+    _url.stale_number("pe_pos", 0, 10**9, "position", 7)
+    _url.stale_number("pe_dim", 0, d - 1, "dimension", min(2, d - 1))
     c1, c2 = st.columns(2)
     pos = c1.number_input("Look up position", 0, 10**9, 7, key="pe_pos", bind=BIND, persist_state=KEEP)
     dim = c2.number_input("dimension", 0, d - 1, min(2, d - 1), key="pe_dim", bind=BIND, persist_state=KEEP)
@@ -75,7 +56,7 @@ def waves_section():
 def similarity_section():
     st.markdown("Dot products of every pair of positions. For the sine/cosine table "
                 "PE(i)·PE(j) = Σ cos((i − j)·ω): it depends on the offset i − j only, never on where the pair sits.")
-    stale_number("sim_n", 16, 512, "positions", 64)
+    _url.stale_number("sim_n", 16, 512, "positions", 64)
     _url.stale_link("sim_d", list(map(str, WIDTHS)), "d_model", WIDTHS[3])
     c1, c2 = st.columns(2)
     n = c1.slider("Positions", 16, 512, 64, key="sim_n", bind=BIND, persist_state=KEEP)
@@ -97,9 +78,9 @@ def shift_section():
     st.markdown("Moving k positions along is the same linear map for every position: M_k rotates each "
                 "(sin, cos) pair by the angle k·ω_i. So PE(pos + k) = M_k · PE(pos), and the model can learn "
                 "to attend \"k to the left\" with one matrix.")
-    stale_number("shift_k", -1000, 10000, "the offset", 5)
+    _url.stale_number("shift_k", -1000, 10000, "the offset", 5)
     _url.stale_link("shift_d", list(map(str, WIDTHS)), "d_model", WIDTHS[3])
-    stale_number("shift_n", 10, 5000, "positions checked", 1000)
+    _url.stale_number("shift_n", 10, 5000, "positions checked", 1000)
     c1, c2, c3 = st.columns(3)
     k = c1.number_input("Offset k", -1000, 10000, 5, key="shift_k", bind=BIND, persist_state=KEEP)
     d = c2.selectbox("d_model", WIDTHS, index=3, key="shift_d", bind=BIND, persist_state=KEEP)
@@ -110,7 +91,7 @@ def shift_section():
     st.metric(f"Largest error over positions {start}..{start + int(n) - 1} (float64)", f"{worst:.2e}")
     (st.success if worst <= 1e-9 else st.error)(
         f"max |PE(pos + {k}) − M_{k}·PE(pos)| = {worst:.3e} " + ("≤ 1e-9" if worst <= 1e-9 else "> 1e-9"))
-    stale_number("shift_show", 2, d, "dimensions shown", min(16, d))
+    _url.stale_number("shift_show", 2, d, "dimensions shown", min(16, d))
     show = st.slider("Dimensions of M_k shown", 2, d, min(16, d), step=2, key="shift_show", bind=BIND,
                      persist_state=KEEP)
     m = shift.shift_matrix(int(k), d)[:show, :show]
@@ -157,7 +138,7 @@ def learned_section():
     if image and gh * gh == len(table) - 1:
         st.markdown("A ViT's positions are learned for a 2-D grid but numbered in one line: the similarity "
                     "of one patch's position with all the others shows whether it learned rows and columns.")
-        stale_number("learned_patch", 0, gh * gh - 1, "patch", gh * gh // 2 + gh // 2)
+        _url.stale_number("learned_patch", 0, gh * gh - 1, "patch", gh * gh // 2 + gh // 2)
         p = st.slider("Patch", 0, gh * gh - 1, gh * gh // 2 + gh // 2, key="learned_patch", bind=BIND,
                       persist_state=KEEP)
         st.plotly_chart(vp.plot_patch_grid(cos[1 + p, 1:].reshape(gh, gh),
@@ -171,8 +152,8 @@ def rope_section():
                 "(R_m q)·(R_n k) = q·R_(n−m) k: the score sees the offset only. Below, the same query and key "
                 "vectors sit at every position; only their positions differ.")
     _url.stale_link("rope_d", ["8", "16", "32", "64"], "head dimension", 16)
-    stale_number("rope_n", 8, 128, "positions", 32)
-    stale_number("rope_seed", 0, 9999, "seed", 0)
+    _url.stale_number("rope_n", 8, 128, "positions", 32)
+    _url.stale_number("rope_seed", 0, 9999, "seed", 0)
     c1, c2, c3 = st.columns(3)
     dh = c1.selectbox("Head dimension", [8, 16, 32, 64], index=1, key="rope_d", bind=BIND, persist_state=KEEP)
     n = c2.slider("Positions", 8, 128, 32, key="rope_n", bind=BIND, persist_state=KEEP)
@@ -238,7 +219,7 @@ def order_section():
     _url.stale_link("order_model", encoders, "the encoder", encoders[0])
     name = st.selectbox("Encoder", encoders, key="order_model", bind=BIND, persist_state=KEEP)
     for key in ("order_a", "order_b"):
-        too_long(key, MAX_ORDER_CHARS)
+        _url.clipped_link_text(key, MAX_ORDER_CHARS)
     c1, c2 = st.columns(2)
     a = c1.text_input("Sentence", ORDER_A, max_chars=MAX_ORDER_CHARS, key="order_a", bind=BIND, persist_state=KEEP)
     b = c2.text_input("The same words, reordered", ORDER_B, max_chars=MAX_ORDER_CHARS, key="order_b", bind=BIND,
@@ -294,7 +275,7 @@ def order_section():
 
 def length_section():
     st.markdown("A formula has a value at any position; a learned table has exactly max_len rows.")
-    stale_number("len_pos", 0, 10**9, "position", 100_000)
+    _url.stale_number("len_pos", 0, 10**9, "position", 100_000)
     pos = st.number_input("Position", 0, 10**9, 100_000, key="len_pos", bind=BIND, persist_state=KEEP)
     d = 128
     i = np.arange(8) // 2

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _resources, _runs, _url
-from app_pages._markup import md
+from app_pages._markup import md, visible
 from app_pages._state import keep_valid_choice
 from model.analysis.segmentation import embed_by_product, one_hot_columns, segmentations
 from model.data import bpe as bpe_tok
@@ -38,11 +38,6 @@ WORD_COLOURS = ("#eaf2fb", "#fdf0e2")       # alternate per word, so a word's pi
 def too_long(n: int, limit: int) -> str:
     return (f"The text has {n:,} characters; this part of the page reads at most {limit:,}. "
             "Shorten it to see its tokens.")
-
-
-def visible(piece: str) -> str:
-    """Spaces, newlines and tabs drawn as ␣ ↵ ⇥ so a chip shows where a piece starts."""
-    return piece.replace(" ", "␣").replace("\n", "↵").replace("\t", "⇥")
 
 
 def token_bytes(bpe, i: int) -> bytes:

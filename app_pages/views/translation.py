@@ -36,17 +36,6 @@ def example_pairs() -> dict[str, tuple[str, str]]:
     return out
 
 
-def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
-    """_url.stale_link for a number box or a slider: a link value that is not a number in lo..hi (Streamlit drops
-    it and the widget shows `shown`) gets the same notice."""
-    raw = st.query_params.get(key)
-    try:
-        fits = raw is not None and lo <= float(raw) <= hi
-    except ValueError:
-        fits = False
-    return _url.stale_link(key, [raw] if fits else [], what, str(shown))
-
-
 def too_long(key: str, limit: int) -> None:
     """A link's text for a box that takes at most `limit` characters: Streamlit keeps the first `limit`; say so,
     as clip_text does for the other boxes."""
@@ -94,7 +83,7 @@ def use_example():
 def controls(n_layers: int, n_heads: int) -> tuple[str, int, int, int | str]:
     """Decoding method, beam width, layer and head, in one row."""
     _url.stale_link("tr_method", ["greedy", "beam search"], "the decoding", "greedy")
-    stale_number("tr_width", 1, 8, "beam width", 4)
+    _url.stale_number("tr_width", 1, 8, "beam width", 4)
     _url.stale_link("tr_layer", [layer_label(i) for i in range(n_layers)], "layer", layer_label(n_layers - 1))
     _url.stale_link("tr_head", [MEAN, *map(head_only, range(n_heads))], "head", MEAN)
     c1, c2, c3, c4 = st.columns([1.3, 1, 1, 1])
@@ -124,7 +113,7 @@ def cross_section(run, layer: int, head: int | str):
 
 
 def alignment_section(run, layer: int, head: int | str):
-    stale_number("tr_threshold", 0.05, 0.9, "the line threshold", 0.2)
+    _url.stale_number("tr_threshold", 0.05, 0.9, "the line threshold", 0.2)
     threshold = st.slider("Draw lines for weights of at least", 0.05, 0.9, 0.2, 0.05, key="tr_threshold", bind=BIND,
                           persist_state=KEEP)
     w = pick(run.cross_weights, layer, head)

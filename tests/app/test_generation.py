@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from app_pages.views.generation import DEFAULT_PROMPT, continuation, visible, written
+from app_pages._markup import visible
+from app_pages.views.generation import DEFAULT_PROMPT, continuation, written
 from model import checkpoints
 from model.data import bpe, text_input
 from model.tasks import generation as g

@@ -1,8 +1,9 @@
 """Every view in the URL, in a real browser, for the positional, masks, generation, translation, image and
 architecture pages: set a few inputs, take the address, open it in a NEW browser context (a fresh session, nothing
 shared but the link) and find the same view: the same widget values and the same figure title or heading. Each
-page opened from its link is saved at 1440 wide and at 1280 × 720: screenshots/links_<page>_1440.png and
-links_<page>_1280x720.png (Streamlit scrolls inside its own container, so a shot is what the window shows)."""
+page opened from its link is saved at 1440 wide and, the window resized, at 1280 × 720:
+screenshots/links_<page>_1440.png and links_<page>_1280x720.png (Streamlit scrolls inside its own container, so a
+shot is what the window shows)."""
 import re
 
 import pytest
@@ -48,29 +49,26 @@ def tab_is_open(page, name: str):
     expect(page.get_by_role("tab", name=name, exact=True)).to_have_attribute("aria-selected", "true")
 
 
-def reopen(tabs, url: str, name: str, check, then=None, key: str | None = None, width: int = 1440,
-           height: int = 1000):
+def same_view_in_new_browsers(tabs, url: str, name: str, check, then=None, key: str | None = None):
     """Open `url` in a new browser context, run `check(page)` on it, save screenshots of the view as opened (its
-    top, and the figure titled `key` scrolled into view), then run `then(page)` (checks that need another tab)."""
-    page = tabs(width=width, height=height).page
+    top at 1440 wide, the figure titled `key` scrolled into view, and the window resized to 1280 × 720), then run
+    `then(page)` (checks that need another tab)."""
+    page = tabs(width=1440, height=1000).page
     page.goto(url)
     wait_for_app(page, timeout=180_000)
     check(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    size = f"{width}" if height == 1000 else f"{width}x{height}"
-    shot(page, f"links_{name}_{size}")
+    shot(page, f"links_{name}_1440")
     if key:
         figure(page, key).scroll_into_view_if_needed()
-        shot(page, f"links_{name}_{size}_figure")
+        shot(page, f"links_{name}_1440_figure")
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.evaluate("window.scrollTo(0, 0)")
+    wait_for_app(page, timeout=180_000)
+    shot(page, f"links_{name}_1280x720")
     if then:
         then(page)
     return page
-
-
-def same_view_in_new_browsers(tabs, url: str, name: str, check, then=None, key: str | None = None):
-    """The link opens the same view at 1440 wide and at 1280 × 720."""
-    reopen(tabs, url, name, check, then, key)
-    reopen(tabs, url, name, check, then, key, 1280, 720)
 
 
 def test_a_positional_link_opens_the_same_tab_offset_and_width(tabs, server_url):
@@ -205,6 +203,51 @@ def test_an_architecture_link_opens_the_same_model(tabs, server_url):
         assert widgets(page, "Model") == {"Model": "translator"}
         page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=120_000)
     same_view_in_new_browsers(tabs, url, "architecture", check)
+
+
+def test_a_tokenization_link_opens_the_same_text_and_token(tabs, server_url):
+    first = tabs().page
+    through_sidebar(first, server_url, "Tokenization", "tokenization")
+    text = "the cat saw the dog"
+    box = first.get_by_role("textbox", name="Text", exact=True)
+    box.fill(text)
+    box.press("Control+Enter")
+    wait_for_app(first, timeout=180_000)
+    pick(first, "Token", "the (2)")
+    said = first.get_by_text(re.compile(r"^Token \d+ of \d+:")).first
+    expect(said).to_contain_text("the", timeout=60_000)
+    caption = said.text_content()
+    url = first.url
+    assert {"tok_text": text, "tok_token": "the (2)"}.items() <= params(url).items(), url
+
+    def check(page):
+        assert page.get_by_role("textbox", name="Text", exact=True).input_value() == text
+        assert widgets(page, "Token") == {"Token": "the (2)"}
+        expect(page.get_by_text(caption, exact=True)).to_be_visible(timeout=120_000)   # the same token and id
+    same_view_in_new_browsers(tabs, url, "tokenization", check)
+
+
+def test_a_step_by_step_link_opens_the_same_token_head_and_tab(tabs, server_url):
+    first = tabs().page
+    through_sidebar(first, server_url, "Step by step", "step_by_step")
+    text = "The cat sat down because it was tired."
+    box = first.get_by_role("textbox", name="Text", exact=True)
+    box.fill(text)
+    box.press("Enter")
+    wait_for_app(first, timeout=180_000)
+    pick(first, "Head", "H1")
+    pick(first, "Query token", "it")
+    open_tab(first, "Multi-head")
+    url = first.url
+    assert {"steps_text": text, "steps_head": "H1", "steps_token": "it", "steps_tab": "Multi-head"}.items() \
+        <= params(url).items(), url
+
+    def check(page):
+        tab_is_open(page, "Multi-head")
+        assert page.get_by_role("textbox", name="Text", exact=True).input_value() == text
+        assert widgets(page, "Layer", "Head", "Query token") == {"Layer": "L0", "Head": "H1", "Query token": "it"}
+        page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=120_000)
+    same_view_in_new_browsers(tabs, url, "step_by_step", check)
 
 
 @pytest.mark.parametrize("path,query,notice", [

@@ -2,7 +2,8 @@
 and re-cuts typed Chinese text into whole characters and bytes; no console errors (the page fixture)."""
 from playwright.sync_api import expect
 
-from app_pages.views.tokenization import EXAMPLES, visible
+from app_pages._markup import visible
+from app_pages.views.tokenization import EXAMPLES
 from model.data.bpe import load
 from tests.browser.conftest import open_app_page, shot, wait_for_app
 
