@@ -193,7 +193,7 @@ def load(root: Path | str = "/", cache: bool = True) -> Corpus:
         docs = assemble(root)
         if cache:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")            # one per process: two may build it at once
             tmp.write_text("".join(json.dumps(asdict(d), ensure_ascii=False) + "\n" for d in docs), "utf-8")
             tmp.replace(path)
     return split(docs)

@@ -12,6 +12,7 @@ later place in the same window: the second copy can be predicted by looking back
 induction heads do, Olsson et al. 2022).
 """
 import hashlib
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -68,7 +69,7 @@ def encode_split(tok: BPETokenizer, split: str, max_docs: int | None = None) -> 
     offsets[1:] = np.cumsum([len(x) for x in ids])
     flat = np.fromiter((i for x in ids for i in x), dtype=np.int32, count=int(offsets[-1]))
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npz")
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")      # one per process: two may build it at once
     np.savez(tmp, ids=flat, offsets=offsets)
     tmp.replace(path)
     return Encoded(flat, offsets)

@@ -7,6 +7,14 @@ from tests.browser.server import ARGS, CHROMIUM, ROOT, launch, streamlit_server,
 SHOTS = ROOT / "screenshots"
 
 
+def pytest_collection_modifyitems(items):
+    """Under pytest-xdist (`--dist loadgroup`, set in pyproject.toml) every browser test goes to one worker, so
+    one server serves them all while the other worker runs the unit and AppTest tests."""
+    for item in items:
+        if item.path.is_relative_to(ROOT / "tests" / "browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture(scope="session")
 def server_log(tmp_path_factory):
     """The file the test server writes its stderr to (model loads are logged there)."""
