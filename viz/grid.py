@@ -38,7 +38,12 @@ def layout(title: str | None = None, height: int | None = None, **extra) -> dict
 
 def stops(colorscale: str) -> list:
     """A named Plotly colour scale as [[position, colour], ...] (Plotly.js reads some names differently)."""
-    return get_colorscale(colorscale)
+    return [list(stop) for stop in _stops(colorscale)]
+
+
+@functools.lru_cache(maxsize=16)
+def _stops(colorscale: str) -> tuple:
+    return tuple(tuple(stop) for stop in get_colorscale(colorscale))
 
 
 @functools.lru_cache(maxsize=16)
