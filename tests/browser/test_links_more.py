@@ -221,7 +221,7 @@ def test_a_tokenization_link_opens_the_same_text_and_token(tabs, server_url):
     assert {"tok_text": text, "tok_token": "the (2)"}.items() <= params(url).items(), url
 
     def check(page):
-        assert page.get_by_role("textbox", name="Text", exact=True).input_value() == text
+        expect(page.get_by_role("textbox", name="Text", exact=True)).to_have_value(text, timeout=120_000)
         assert widgets(page, "Token") == {"Token": "the (2)"}
         expect(page.get_by_text(caption, exact=True)).to_be_visible(timeout=120_000)   # the same token and id
     same_view_in_new_browsers(tabs, url, "tokenization", check)
@@ -243,8 +243,8 @@ def test_a_step_by_step_link_opens_the_same_token_head_and_tab(tabs, server_url)
         <= params(url).items(), url
 
     def check(page):
+        expect(page.get_by_role("textbox", name="Text", exact=True)).to_have_value(text, timeout=120_000)
         tab_is_open(page, "Multi-head")
-        assert page.get_by_role("textbox", name="Text", exact=True).input_value() == text
         assert widgets(page, "Layer", "Head", "Query token") == {"Layer": "L0", "Head": "H1", "Query token": "it"}
         page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=120_000)
     same_view_in_new_browsers(tabs, url, "step_by_step", check)
