@@ -143,7 +143,7 @@ def loads(data: bytes | str, pages) -> list[View]:
     if len(data) > FILE_MAX:
         raise PlaylistError(f"The file has {len(data):,} bytes; a playlist file has at most {FILE_MAX:,}.")
     try:
-        doc = json.loads(data)
+        doc = json.loads(data.decode("utf-8-sig") if isinstance(data, bytes) else data)
     except UnicodeDecodeError:
         raise PlaylistError("The file is not text (UTF-8); export a playlist from this page and import that.")
     except json.JSONDecodeError as e:
