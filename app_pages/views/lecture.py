@@ -4,7 +4,6 @@ through them with ← and → (Streamlit's own button shortcuts); the current vi
 A lecturer adds views from links copied on any page, and exports or imports the playlist as a small JSON file."""
 from urllib.parse import urlsplit
 
-import pandas as pd
 import streamlit as st
 
 from app_pages import _pages, _playlist, _url
@@ -12,7 +11,7 @@ from app_pages._markup import md
 
 STEP = "lecture_step"           # the current view, 1-based, bound to the URL
 LIST = "lecture_playlist"       # session state: the playlist when it is not the prepared plan
-MESSAGE = "_lecture_message"    # session state: (kind, text) said once after an add, remove or import
+MESSAGE = "_lecture_message"    # session state: (where, kind, text) said once, next to the control it is about
 SKIP = {"home.py", "lecture.py"}
 
 
@@ -30,8 +29,16 @@ def playlist() -> list[_playlist.View]:
     return st.session_state.get(LIST) or prepared_plan(tuple(pages()))
 
 
-def _say(kind: str, text: str) -> None:
-    st.session_state[MESSAGE] = (kind, text)
+def _say(where: str, kind: str, text: str) -> None:
+    st.session_state[MESSAGE] = (where, kind, text)
+
+
+def said(where: str) -> None:
+    """Show the message left for this place by the last callback, once."""
+    message = st.session_state.get(MESSAGE)
+    if message and message[0] == where:
+        del st.session_state[MESSAGE]
+        getattr(st, message[1])(md(message[2]))
 
 
 def _go(step: int) -> None:
@@ -47,15 +54,15 @@ def _add() -> None:
         view = _playlist.make_view(s["lecture_section"] or _playlist.OWN, s["lecture_title"], page, params,
                                    s["lecture_note"], list(pages()))
     except _playlist.PlaylistError as e:
-        _say("error", str(e))
+        _say("add", "error", str(e))
         return
     views = [*playlist(), view]
     if len(views) > _playlist.VIEWS_MAX:
-        _say("error", f"The playlist already holds {_playlist.VIEWS_MAX} views; remove one first.")
+        _say("add", "error", f"The playlist already holds {_playlist.VIEWS_MAX} views; remove one first.")
         return
     s[LIST] = views
     _go(len(views))
-    _say("success", f"Added “{view.title}” as view {len(views)}.")
+    _say("add", "success", f"Added “{view.title}” as view {len(views)}.")
     for key in ("lecture_link", "lecture_title", "lecture_note"):
         s[key] = ""
 
@@ -63,17 +70,17 @@ def _add() -> None:
 def _remove(i: int) -> None:
     views = playlist()
     if len(views) == 1:
-        _say("error", "The playlist needs at least one view.")
+        _say("file", "error", "The playlist needs at least one view.")
         return
     st.session_state[LIST] = views[:i] + views[i + 1:]
     _go(min(i + 1, len(views) - 1))
-    _say("success", f"Removed “{views[i].title}”.")
+    _say("file", "success", f"Removed “{views[i].title}”.")
 
 
 def _reset() -> None:
     st.session_state.pop(LIST, None)
     _go(1)
-    _say("success", "Back to the prepared plan.")
+    _say("file", "success", "Back to the prepared plan.")
 
 
 def _import() -> None:
@@ -84,17 +91,36 @@ def _import() -> None:
     try:
         views = _playlist.loads(up.getvalue(), list(pages()))
     except _playlist.PlaylistError as e:
-        _say("error", f"“{up.name}” was not imported. {e}")
+        _say("file", "error", f"“{up.name}” was not imported. {e}")
         return
     st.session_state[LIST] = views
     _go(1)
-    _say("success", f"Imported {len(views)} views from “{up.name}”.")
+    _say("file", "success", f"Imported {len(views)} views from “{up.name}”.")
 
 
-def _pick_row() -> None:
-    rows = st.session_state["lecture_table"].selection.rows
-    if rows:
-        _go(rows[0] + 1)
+def _use_last(link: str, title: str) -> None:
+    st.session_state["lecture_link"] = link
+    st.session_state["lecture_title"] = st.session_state.get("lecture_title") or title
+
+
+def last_view() -> None:
+    """A button that fills the form with the view of the page visited last in this session, if there is one."""
+    page, query = st.session_state.get(_url.LAST, ("", ""))
+    if page not in pages():
+        return
+    link = page + (f"?{query}" if query else "")
+    title = pages()[page][0]
+    a, b = st.columns([3, 1], vertical_alignment="center")
+    a.caption(f"The page you just left: **{md(title)}** · /{md(link if len(link) <= 200 else link[:200] + '…')}")
+    b.button("Use that view", icon=":material/history:", on_click=_use_last, args=(link, title), width="stretch",
+             key="lecture_use_last")
+
+
+def _jump() -> None:
+    pick = st.session_state.get("lecture_jump")
+    if pick is not None:
+        _go(pick + 1)
+        st.session_state["lecture_jump"] = None          # ready for the next jump, even to the same view
 
 
 def _host() -> str | None:
@@ -137,20 +163,14 @@ def render():
                  args=(i + 1,), disabled=i == n, width="stretch", key="lecture_next")
     current(views[i - 1], i, n)
 
-    message = st.session_state.pop(MESSAGE, None)
-    if message:
-        getattr(st, message[0])(md(message[1]))
-
-    with st.expander(f"The playlist ({n} views): click a row to go to it"):
-        table = pd.DataFrame({"#": range(1, n + 1), "section": [v.section for v in views],
-                              "title": [v.title for v in views],
-                              "page": [pages()[v.page][0] for v in views]})
-        st.dataframe(table, hide_index=True, key="lecture_table", on_select=_pick_row, selection_mode="single-row",
-                     width="stretch")
+    st.selectbox(f"Jump to a view ({n} in the playlist)", range(n), index=None, key="lecture_jump",
+                 format_func=lambda k: f"{k + 1} · {views[k].section} · {views[k].title}", on_change=_jump,
+                 placeholder="Type to search the sections and titles")
 
     st.subheader("Your own views", anchor=False)
-    st.caption("Set up any page, press **Copy link** in the sidebar, paste the link here. Own views live in this "
-               "browser tab only: export the playlist to keep them.")
+    st.caption("Set up any page, press **Copy link** in the sidebar, paste the link here (or use the view you just "
+               "left). Own views live in this browser tab only: export the playlist to keep them.")
+    last_view()
     with st.form("lecture_add", clear_on_submit=False, border=True):
         st.text_input("Link of the view", key="lecture_link", max_chars=_playlist.URL_MAX,
                       placeholder="http://localhost:8501/explorer?explorer_layer=L3")
@@ -159,6 +179,7 @@ def render():
         b.text_input("Section", _playlist.OWN, key="lecture_section", max_chars=_playlist.SECTION_MAX)
         st.text_area("What to point out", key="lecture_note", max_chars=_playlist.NOTE_MAX, height=68)
         st.form_submit_button("Add to the playlist", icon=":material/playlist_add:", on_click=_add)
+    said("add")
 
     c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
     c1.download_button("Export the playlist (JSON)", _playlist.dumps(views), "lecture_playlist.json",
@@ -170,3 +191,4 @@ def render():
               disabled=LIST not in st.session_state, key="lecture_reset")
     st.file_uploader(f"Import a playlist (JSON exported here, up to {_playlist.FILE_MAX // 1000} KB)", type=["json"],
                      key="lecture_import", on_change=_import, max_upload_size=1)
+    said("file")

@@ -87,6 +87,11 @@ def test_the_playlist_steps_forward_and_back_and_keeps_its_place_in_the_url():
     button(at, "Previous").click().run()
     assert shown_view(at).startswith(f"View 2 of {N}") and at.query_params["lecture_step"] == "2"
     assert {b.proto.shortcut for b in at.button if b.label in ("Previous", "Next")} == {"left", "right"}
+    jump = at.selectbox(key="lecture_jump")
+    assert jump.format_func(N - 1) == f"{N} · {PLAN[-1].section} · {PLAN[-1].title}"
+    jump.set_value(N - 1).run()
+    assert shown_view(at).startswith(f"View {N} of {N}") and at.query_params["lecture_step"] == str(N)
+    assert at.selectbox(key="lecture_jump").value is None                  # ready for the next jump
 
 
 def test_a_link_opens_the_lecture_on_its_view_and_a_stale_one_on_the_first():
@@ -144,6 +149,18 @@ def test_a_view_added_from_a_link_round_trips_through_export_and_import():
     assert shown_view(fresh).startswith(f"View 1 of {N}") and f"Removed “{PLAN[0].title}”." in said(fresh, "success")
     button(fresh, "Back to the prepared plan").click().run()
     assert shown_view(fresh).startswith(f"View 1 of {N}") and "Back to the prepared plan." in said(fresh, "success")
+
+
+def test_the_view_just_left_fills_the_form():
+    at = open_link("masks", {"masks_tab": "Cost", "masks_cost_w": "64"})
+    at.switch_page("app_pages/lecture.py").run()
+    assert any(c.value == "The page you just left: **Masks & sparse attention** · /masks?masks\\_tab=Cost&masks\\_cost\\_w=64"
+               for c in at.caption)
+    button(at, "Use that view").click().run()
+    assert at.text_input(key="lecture_link").value == "masks?masks_tab=Cost&masks_cost_w=64"
+    button(at, "Add to the playlist").click().run()
+    assert f"Added “Masks & sparse attention” as view {N + 1}." in said(at, "success")
+    assert open_button(at).url == "masks?masks_tab=Cost&masks_cost_w=64"
 
 
 @pytest.mark.parametrize("link,message", [
