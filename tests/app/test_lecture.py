@@ -154,8 +154,8 @@ def test_a_view_added_from_a_link_round_trips_through_export_and_import():
 def test_the_view_just_left_fills_the_form():
     at = open_link("masks", {"masks_tab": "Cost", "masks_cost_w": "64"})
     at.switch_page("app_pages/lecture.py").run()
-    assert any(c.value == "The page you just left: **Masks & sparse attention** · /masks?masks\\_tab=Cost&masks\\_cost\\_w=64"
-               for c in at.caption)
+    left = "The page you just left: **Masks & sparse attention** · /masks?masks\\_tab=Cost&masks\\_cost\\_w=64"
+    assert left in [c.value for c in at.caption]
     button(at, "Use that view").click().run()
     assert at.text_input(key="lecture_link").value == "masks?masks_tab=Cost&masks_cost_w=64"
     button(at, "Add to the playlist").click().run()
