@@ -18,6 +18,7 @@ VIEWS_MAX = 200
 FILE_MAX = 64_000                  # bytes of an imported file
 OWN = "Own view"                   # the section of a view a lecturer added
 KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,59}")      # a widget key, which names its query parameter
+BARE_HOST = re.compile(r"[A-Za-z0-9.-]+:\d+(/|$)")
 IGNORED = {"embed", "embed_options"}                  # Streamlit's own display parameters, not part of a view
 
 
@@ -69,10 +70,12 @@ def parse_link(link: str, pages, host: str | None = None) -> tuple[str, tuple[tu
         raise PlaylistError("Paste a link first: open the view, press Copy link in the sidebar, paste it here.")
     if len(link) > URL_MAX:
         raise PlaylistError(f"The link has {len(link):,} characters; a view's link has at most {URL_MAX:,}.")
+    if BARE_HOST.match(link):                       # "localhost:8501/explorer", copied without its http://
+        link = "http://" + link
     parts = urlsplit(link)
     scheme = parts.scheme.lower()
     if scheme not in ("", "http", "https"):
-        raise PlaylistError(f"Only links to this app (http or https) can be added, not “{_short(scheme or link)}:”.")
+        raise PlaylistError(f"Only links to this app (http or https) can be added, not “{_short(scheme)}:”.")
     if scheme and not parts.netloc:
         raise PlaylistError("The link has no address; paste it as Copy link gives it.")
     if parts.netloc and host and parts.netloc.lower() != host.lower():

@@ -221,6 +221,8 @@ def test_a_link_to_another_site_is_refused_when_the_apps_address_is_known():
         _playlist.parse_link("https://evil.example/explorer", PAGES, host="localhost:8501")
     assert _playlist.parse_link("http://LOCALHOST:8501/app/masks?masks_n=8", PAGES, host="localhost:8501") == \
         ("masks", (("masks_n", "8"),))                                      # served under a base path
+    assert _playlist.parse_link("localhost:8501/masks?masks_n=8", PAGES, host="localhost:8501") == \
+        ("masks", (("masks_n", "8"),))                                      # pasted without http://
     with pytest.raises(_playlist.PlaylistError, match="The link has 2,001 characters; a view's link has at most "
                                                       "2,000\\."):
         _playlist.parse_link("/explorer?x=" + "a" * 1989, PAGES)
