@@ -173,7 +173,7 @@ def render():
     last_view()
     with st.form("lecture_add", clear_on_submit=False, border=True):
         st.text_input("Link of the view", key="lecture_link", max_chars=_playlist.URL_MAX,
-                      placeholder="http://localhost:8501/explorer?explorer_layer=L3")
+                      placeholder="Paste what Copy link gives, such as …/explorer?explorer_layer=L3")
         a, b = st.columns([3, 1])
         a.text_input("Title", key="lecture_title", max_chars=_playlist.TITLE_MAX)
         b.text_input("Section", _playlist.OWN, key="lecture_section", max_chars=_playlist.SECTION_MAX)
