@@ -11,7 +11,7 @@ import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
-from app_pages import _memory, _pages, _resources  # noqa: E402
+from app_pages import _memory, _pages, _resources, _url  # noqa: E402
 
 torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
 _memory.bound_heap_fragmentation()
@@ -24,4 +24,8 @@ pages = [st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "
          for file, title, icon, _ in _pages.available()]
 router = st.navigation(pages)
 _resources.sidebar()
-router.run()
+try:
+    router.run()
+finally:                                    # also after st.stop(): the lecture page offers the view just left
+    if router.url_path != "lecture":
+        _url.remember_view(router.url_path)  # after the run, so the bound widgets' values are in the URL

@@ -35,6 +35,9 @@ PAGES = [
     ("architecture.py", "Architecture", ":material/account_tree:",
      "Each shipped model drawn from its own config: embeddings, N layers, heads, d_model, d_ff, pre- or post-LN, "
      "its parameters counted, every block linked to the page that teaches it."),
+    ("lecture.py", "Lecture", ":material/co_present:",
+     "The course texts' sections in order, each with a prepared view and what to point out; step through them "
+     "with the arrow keys, add your own views, export and import the playlist."),
 ]
 
 

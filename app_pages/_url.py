@@ -10,10 +10,12 @@
   reported in a notice when the link is opened; Streamlit then drops it from the URL and the widget shows its
   default;
 - a gallery and its text box opened from a link agree (a link may name only one of them);
-- a "Copy link" control that copies the address bar as it is (bound widgets keep it current).
+- a "Copy link" control that copies the address bar as it is (bound widgets keep it current);
+- the address of the last page run in this session, so the lecture page can offer the view just left.
 """
 import html
 import json
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -26,6 +28,7 @@ LABEL_MAX = 40                # characters of a word kept in its label (a link n
 SHOWN_MAX = 60                # characters of a stale link value quoted in a notice
 CHECKED = "_url_checked"      # session state: the keys whose link value was already checked in this session
 TIP = "Copy this page's address, with every input on it: whoever opens it sees this view"
+LAST = "_url_last_view"       # session state: (url path, query string) of the last page run, set by remember_view
 
 
 def text_bind(key: str) -> str | None:
@@ -160,3 +163,9 @@ b.onclick = async () => {{
   setTimeout(() => {{ b.textContent = {name}; }}, 2000);
 }};
 </script>""", height=40, alt="Copy this page's link")
+
+
+def remember_view(url_path: str) -> None:
+    """Keep this run's page and query string (what Copy link would give) in the session."""
+    pairs = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
+    st.session_state[LAST] = (url_path, urlencode(pairs))

@@ -21,7 +21,8 @@ VIEWS = [("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}), (
          ("translation.py", {}),
          ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
-         *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")]]
+         *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
+         ("lecture.py", {})]
 
 
 def _strings(node):

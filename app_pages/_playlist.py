@@ -1,0 +1,177 @@
+"""A lecture playlist: views of the app (a page and its query parameters) with a course section, a title and a
+note of what to point out; read from a pasted link or a JSON file, both checked, and written back as JSON. Plain
+Python (no Streamlit), so the checks are tested on their own. The prepared plan is assets/lecture_plan.json, in
+the same format as an exported playlist."""
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+PLAN = Path(__file__).resolve().parents[1] / "assets" / "lecture_plan.json"
+FORMAT = "attention-lab-lecture"   # the "format" field of a playlist file
+URL_MAX = 2_000                    # characters of a view's link (the limit _url keeps texts in links to)
+TITLE_MAX = 120
+NOTE_MAX = 600
+SECTION_MAX = 40
+VIEWS_MAX = 200
+FILE_MAX = 64_000                  # bytes of an imported file
+OWN = "Own view"                   # the section of a view a lecturer added
+KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,59}")      # a widget key, which names its query parameter
+BARE_HOST = re.compile(r"[A-Za-z0-9.-]+:\d+(/|$)")
+IGNORED = {"embed", "embed_options"}                  # Streamlit's own display parameters, not part of a view
+
+
+class PlaylistError(ValueError):
+    """A link or a file that cannot be a view or a playlist; the message says why, in words."""
+
+
+@dataclass(frozen=True)
+class View:
+    section: str                      # "教材 12.2", "Tutorial part 3", "Lecture step 4", or OWN
+    title: str
+    page: str                         # a page's url path: "explorer"
+    params: tuple[tuple[str, str], ...]   # query parameters in order; a key repeats for a multiselect's picks
+    note: str                         # one sentence: what to point out
+
+    def query(self) -> dict[str, str | list[str]]:
+        """The parameters as st.page_link(query_params=...) takes them: a repeated key as a list."""
+        out: dict[str, str | list[str]] = {}
+        for k, v in self.params:
+            if k not in out:
+                out[k] = v
+            elif isinstance(out[k], list):
+                out[k].append(v)
+            else:
+                out[k] = [out[k], v]
+        return out
+
+    def url(self) -> str:
+        """The view's address relative to the app's root: "explorer?explorer_token=it" (a relative link, so it
+        also works for an app served under a base path)."""
+        query = urlencode(self.params)
+        return self.page + (f"?{query}" if query else "")
+
+    def as_json(self) -> dict:
+        return {"section": self.section, "title": self.title, "page": self.page, "params": self.query(),
+                "note": self.note}
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n] + "…"
+
+
+def parse_link(link: str, pages, host: str | None = None) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(page, params) of a link to this app: a full http(s) address on `host` (any host when None) or a path
+    ("/explorer?…"). A link elsewhere, another scheme (javascript:, data:, file:), an unknown page, a parameter
+    no widget could own, or more than URL_MAX characters raise PlaylistError."""
+    link = link.strip()
+    if not link:
+        raise PlaylistError("Paste a link first: open the view, press Copy link in the sidebar, paste it here.")
+    if len(link) > URL_MAX:
+        raise PlaylistError(f"The link has {len(link):,} characters; a view's link has at most {URL_MAX:,}.")
+    if BARE_HOST.match(link):                       # "localhost:8501/explorer", copied without its http://
+        link = "http://" + link
+    parts = urlsplit(link)
+    scheme = parts.scheme.lower()
+    if scheme not in ("", "http", "https"):
+        raise PlaylistError(f"Only links to this app (http or https) can be added, not “{_short(scheme)}:”.")
+    if scheme and not parts.netloc:
+        raise PlaylistError("The link has no address; paste it as Copy link gives it.")
+    if parts.netloc and host and parts.netloc.lower() != host.lower():
+        raise PlaylistError(f"The link points to another site (“{_short(parts.netloc)}”); paste a link of this "
+                            f"app (“{_short(host)}”).")
+    page = parts.path.rstrip("/").rsplit("/", 1)[-1]    # the last segment: the app may be served under a base path
+    if not page:
+        raise PlaylistError("The link opens the home page, which has no inputs to show; open a page, set it up, "
+                            "then copy its link.")
+    if page not in pages:
+        raise PlaylistError(f"“{_short(page)}” is not a page of this app; its pages are: {', '.join(pages)}.")
+    params = []
+    for k, v in parse_qsl(parts.query, keep_blank_values=True):
+        if k in IGNORED:
+            continue
+        if not KEY.fullmatch(k):
+            raise PlaylistError(f"The link's parameter “{_short(k)}” is not one this app's pages use.")
+        params.append((k, v))
+    return page, tuple(params)
+
+
+def _text(raw: dict, field: str, limit: int, where: str, required: bool = True) -> str:
+    value = raw.get(field, "")
+    if not isinstance(value, str):
+        raise PlaylistError(f"{where}: “{field}” must be text.")
+    value = value.strip()
+    if required and not value:
+        raise PlaylistError(f"{where}: “{field}” is empty.")
+    if len(value) > limit:
+        raise PlaylistError(f"{where}: “{field}” has {len(value):,} characters; at most {limit:,}.")
+    return value
+
+
+def make_view(section: str, title: str, page: str, params, note: str, pages, where: str = "The view") -> View:
+    """A View from its parts, each checked: texts within their limits, a known page, widget-key parameters whose
+    values are text, and a link no longer than URL_MAX."""
+    raw = {"section": section, "title": title, "note": note}
+    fields = {f: _text(raw, f, n, where, required=f != "note")
+              for f, n in (("section", SECTION_MAX), ("title", TITLE_MAX), ("note", NOTE_MAX))}
+    if not isinstance(page, str) or page not in pages:
+        raise PlaylistError(f"{where}: “page” must be one of this app's pages: {', '.join(pages)}.")
+    if isinstance(params, dict):
+        pairs = []
+        for k, v in params.items():
+            for one in v if isinstance(v, list) else [v]:
+                pairs.append((k, one))
+    else:
+        pairs = list(params)
+    for k, v in pairs:
+        if not isinstance(k, str) or not KEY.fullmatch(k):
+            raise PlaylistError(f"{where}: the parameter “{_short(str(k))}” is not one this app's pages use.")
+        if not isinstance(v, str):
+            raise PlaylistError(f"{where}: the parameter “{k}” must be text or a list of texts.")
+    view = View(page=page, params=tuple(pairs), **fields)
+    if len(view.url()) > URL_MAX:
+        raise PlaylistError(f"{where}: its link has {len(view.url()):,} characters; at most {URL_MAX:,}.")
+    return view
+
+
+def dumps(views) -> str:
+    """A playlist file: its format name and the views, in order."""
+    return json.dumps({"format": FORMAT, "version": 1, "views": [v.as_json() for v in views]},
+                      ensure_ascii=False, indent=1)
+
+
+def loads(data: bytes | str, pages) -> list[View]:
+    """The views of a playlist file; PlaylistError says what is wrong with a file that is not one."""
+    if len(data) > FILE_MAX:
+        raise PlaylistError(f"The file has {len(data):,} bytes; a playlist file has at most {FILE_MAX:,}.")
+    try:
+        doc = json.loads(data.decode("utf-8-sig") if isinstance(data, bytes) else data)
+    except UnicodeDecodeError:
+        raise PlaylistError("The file is not text (UTF-8); export a playlist from this page and import that.")
+    except json.JSONDecodeError as e:
+        raise PlaylistError(f"The file is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}).")
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("views"), list):
+        raise PlaylistError(f"The file is JSON but not a playlist: it needs “format”: “{FORMAT}” and a list "
+                            "“views”, as an exported playlist has.")
+    raw_views = doc["views"]
+    if not raw_views:
+        raise PlaylistError("The playlist in the file is empty.")
+    if len(raw_views) > VIEWS_MAX:
+        raise PlaylistError(f"The file has {len(raw_views):,} views; a playlist holds at most {VIEWS_MAX}.")
+    views = []
+    for i, raw in enumerate(raw_views, 1):
+        where = f"View {i}"
+        if not isinstance(raw, dict):
+            raise PlaylistError(f"{where} is not an object with section, title, page, params and note.")
+        params = raw.get("params", {})
+        if not isinstance(params, dict):
+            raise PlaylistError(f"{where}: “params” must be an object of parameter names and texts.")
+        views.append(make_view(raw.get("section", ""), raw.get("title", ""), raw.get("page"), params,
+                               raw.get("note", ""), pages, where))
+    return views
+
+
+def prepared(pages) -> list[View]:
+    """The prepared plan: the course texts' sections in order, each with a view."""
+    return loads(PLAN.read_bytes(), pages)
