@@ -20,3 +20,8 @@ def plain(value: float, digits: int = 2) -> str:
 def prob(p: float) -> str:
     """A probability with four decimals, or two significant digits where those would read 0.0000."""
     return f"{p:.4f}" if p >= 5e-5 else plain(p)
+
+
+def count(n: int, noun: str) -> str:
+    """1, "layer" -> "1 layer"; 2, "layer" -> "2 layers"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
