@@ -15,6 +15,7 @@ from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
 from viz.heatmap import plot_heatmap
 
 MAX_CHARS = 1200
+PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
 OWN = "Your own text"
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 TABS = ["Pronoun → heads", "Minimal pairs", "Heads ranked"]
@@ -86,9 +87,16 @@ def pronoun_view(run, chosen: tuple[int, int]):
                 f"**{md(tokens[j])}** ({md(_word(run, j))}) with weight **{row[j]:.3f}**.")
     st.caption("Attention between whole words: to a word, the sum over its pieces; from a word, the mean of its "
                "pieces' rows (Clark et al. 2019).")
-    st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown,
-                                title=f"Where {head_label(layer, h)} sends “{esc(tokens[src])}”"),
-                    key="coref_arrows")
+    # two layouts of the same arcs, one shown by the screen's width (CSS below): Plotly's words keep their pixel
+    # size while the figure shrinks, so a phone needs lines of a few words
+    title = f"Where {head_label(layer, h)} sends “{esc(tokens[src])}”"
+    st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ .st-key-coref_wide {{ display: none; }} }}"
+            f"@media (min-width: {PHONE_PX + 1}px) {{ .st-key-coref_narrow {{ display: none; }} }}</style>")
+    with st.container(key="coref_wide"):
+        st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title), key="coref_arrows")
+    with st.container(key="coref_narrow"):
+        st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
+                        key="coref_arrows_phone")
     st.subheader("Every head at this pronoun")
     names = [head_label(*lh) for lh in heads]
     table = []
