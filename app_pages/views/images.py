@@ -254,6 +254,9 @@ def render():
                     std=op["std"]).x
     runs = {name: run, other: _runs.run_image(other, _resources.device(), ox)}
     metas = {name: meta, other: other_meta}
+    means = {k: r.weights[layer][:, qi, 1:].mean(0) for k, r in runs.items()}             # (N,) each
+    rolled_last = {k: rollout(r.stacked_weights())[-1, qi, 1:] for k, r in runs.items()}
+    top_mean, top_roll = max(float(v.max()) for v in means.values()), max(float(v.max()) for v in rolled_last.values())
     bc = st.columns(2)
     for col, key in zip(bc, ("vit_scenes", "swin_scenes")):
         r = runs[key]
@@ -264,8 +267,9 @@ def render():
                      f"the red shape {mm['cls_attention_on_objects']:.1%} (all layers and heads), "
                      f"{mm['cls_attention_on_objects_layer0']:.1%} in {layer_label(0)}, against "
                      f"{mm['cls_attention_on_objects_uniform']:.1%} for uniform attention.")
-        col.plotly_chart(vimg.plot_overlay(shown, r.weights[layer][:, qi, 1:].mean(0), grid, p,
+        col.plotly_chart(vimg.plot_overlay(shown, means[key], grid, p, zmax=top_mean,
                                            title=f"{key}: {layer_label(layer)}, mean of heads", height=360),
                          key=f"cmp_{key}")
-        col.plotly_chart(vimg.plot_overlay(shown, rollout(r.stacked_weights())[-1, qi, 1:], grid, p, name="rollout",
+        col.plotly_chart(vimg.plot_overlay(shown, rolled_last[key], grid, p, name="rollout", zmax=top_roll,
                                            title=f"{key}: rollout", height=360), key=f"cmp_roll_{key}")
+    st.caption("Each pair of pictures side by side shares one colour scale.")

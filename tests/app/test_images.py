@@ -96,6 +96,8 @@ def test_swin_view_shows_windows_masks_and_both_models(at):
     assert not at.exception and not at.error
     figs = _figures(at)
     assert {"windows_0", "windows_1", "swin_mask", "cmp_vit_scenes", "cmp_swin_scenes"} <= set(figs)
+    for pair in (("cmp_vit_scenes", "cmp_swin_scenes"), ("cmp_roll_vit_scenes", "cmp_roll_swin_scenes")):
+        assert len({figs[k]["data"][1]["zmax"] for k in pair}) == 1          # the two models on one scale
     text = _texts(at)
     assert "ViT · which shape is red?** answers" in text and "Swin · which shape is red?** answers" in text
 
