@@ -19,11 +19,13 @@ _memory.forget_stale_widgets()
 _memory.release_freed_heap()
 st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png", layout="wide")
 
-pages = [st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "home.py"),
-                 url_path="" if file == "home.py" else file.removesuffix(".py"))
-         for file, title, icon, _ in _pages.available()]
+pages, files = [], {}                # files: url path -> the page's file in app_pages/
+for file, title, icon, _ in _pages.available():
+    url = "" if file == "home.py" else file.removesuffix(".py")
+    pages.append(st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "home.py"), url_path=url))
+    files[url] = file
 router = st.navigation(pages)
-_resources.sidebar()
+_resources.sidebar(files.get(router.url_path, ""))
 try:
     router.run()
 finally:                                    # also after st.stop(): the lecture page offers the view just left

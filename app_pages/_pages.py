@@ -40,6 +40,9 @@ PAGES = [
      "with the arrow keys, add your own views, export and import the playlist."),
 ]
 
+# the pages that run the sidebar's text model (or start from it); the others use their own models
+TEXT_MODEL_PAGES = frozenset({"explorer.py", "tokenization.py", "step_by_step.py", "positional.py", "masks.py"})
+
 
 def available() -> list[tuple[str, str, str, str]]:
     """The pages whose script exists, in table order."""

@@ -7,7 +7,7 @@ import threading
 import streamlit as st
 import torch
 
-from app_pages import _url
+from app_pages import _pages, _url
 from model import checkpoints
 from model.checkpoints import CheckpointError
 from model.data import text_input
@@ -95,11 +95,8 @@ def learned_position_models() -> dict[str, dict]:
 
 
 def device() -> str:
-    """The device the sidebar asked for, resolved; an absent one falls back to CPU with a notice."""
-    dev, notice = devices.resolve(st.session_state.get("device", "auto"))
-    if notice:
-        st.sidebar.warning(notice)
-    return dev.type
+    """The device the sidebar asked for, resolved; an absent one falls back to CPU (the sidebar says so, once)."""
+    return devices.resolve(st.session_state.get("device", "auto"))[0].type
 
 
 def selected_text_model() -> str | None:
@@ -108,24 +105,28 @@ def selected_text_model() -> str | None:
     return name if name in models else (models[0] if models else None)
 
 
-def sidebar():
-    """Shared controls; pages read them from st.session_state, so each page also runs alone. The model and the
-    device are in the URL; "Copy link" copies the whole view of any page."""
+def sidebar(page: str = ""):
+    """Shared controls; pages read them from st.session_state, so each page also runs alone. The text model is
+    offered only on the pages that run it (_pages.TEXT_MODEL_PAGES; `page` is the page's file name); the model
+    and the device are in the URL; "Copy link" copies the whole view of any page."""
     with st.sidebar:
         _url.copy_link()                                 # first: visible without scrolling on a 720-px screen
-        models = text_models()
+        models = text_models() if page in _pages.TEXT_MODEL_PAGES else None
         if models:
             _url.stale_link("text_model", models, "the model", models[0])
             st.selectbox("Text model", models, key="text_model", bind=_url.BIND, persist_state=_url.KEEP,
                          help="The shipped, trained model the text pages run.")
-        else:
+        elif models is not None:
             st.warning("No shipped text model was found in assets/.")
         for name, why in broken_models().items():
             st.error(f"Model **{html.escape(name)}** is unavailable: {html.escape(why)}")
         _url.stale_link("device", devices.CHOICES, "the device", devices.CHOICES[0])
         st.selectbox("Device", devices.CHOICES, key="device", bind=_url.BIND, persist_state=_url.KEEP,
                      help="auto picks a GPU when there is one; an absent device falls back to CPU.")
-        st.caption(f"torch {torch.__version__} · running on **{device()}**")
+        dev, notice = devices.resolve(st.session_state.get("device", "auto"))
+        if notice:                                       # said here once, whatever the page asks of device()
+            st.warning(notice)
+        st.caption(f"torch {torch.__version__} · running on **{dev.type}**")
 
 
 def model_or_stop(name: str):

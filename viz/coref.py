@@ -26,9 +26,11 @@ def _layout_tokens(tokens: list[str], per_line: int, char_w: float = 0.62) -> tu
 
 
 def plot_arrows(tokens: list[str], source: int, weights: np.ndarray, *, unknown=None, min_weight: float = 0.03,
-                title: str | None = None, per_line: float = 70.0) -> go.Figure:
+                title: str | None = None, per_line: float = 70.0, font_size: int = 17) -> go.Figure:
     """Arcs from tokens[source] to every token it attends to with weight >= min_weight; arc width and
-    opacity grow with the weight, the strongest target is outlined. weights: (N,) one attention row."""
+    opacity grow with the weight, the strongest target is outlined. weights: (N,) one attention row.
+    per_line: line width in layout units (a character is 0.62); at font_size 17 a unit takes about 14 px, so
+    70 suits a desktop column and 24 a phone (about 350 px)."""
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (len(tokens),):
         raise ValueError(f"weights has shape {w.shape}; expected ({len(tokens)},)")
@@ -57,7 +59,7 @@ def plot_arrows(tokens: list[str], source: int, weights: np.ndarray, *, unknown=
              for i, lab in enumerate(labels)]
     for i, lab in enumerate(labels):
         fig.add_annotation(x=xs[i], y=ys[i], text=lab, showarrow=False, hovertext=hover[i],
-                           font=dict(size=17, color="#b2182b" if unknown[i] else "#111"),
+                           font=dict(size=font_size, color="#b2182b" if unknown[i] else "#111"),
                            bgcolor="#fde0dd" if i == source else "#c6dbef" if i == best else "rgba(0,0,0,0)",
                            bordercolor="#d62728" if i == source else "#2171b5" if i == best else "rgba(0,0,0,0)",
                            borderwidth=2, borderpad=3)

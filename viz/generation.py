@@ -96,14 +96,14 @@ def plot_beam_tree(steps: list[int], parents: list[int], tokens: list[str], logp
 
 def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_prompt: int = 0,
                        title: str | None = None) -> go.Figure:
-    """Attention of one head (or a mean), weights (N, N), after feeding token `upto`: rows
-    0..upto are drawn, later rows are not computed yet (blank). The red staircase marks the causal
-    boundary (every cell right of it is exactly 0); the red box is the newest row; a dashed line
-    ends the prompt. Axes are numeric positions with token tick labels, so shapes line up."""
-    w = np.asarray(weights, dtype=np.float64).copy()
-    n = w.shape[0]
-    w[upto + 1:] = np.nan
-    labels = safe_labels(tokens)
+    """Attention of one head (or a mean), weights (N, N), after feeding token `upto`: only tokens
+    0..upto exist at that step, so only they are drawn (rows and columns; later tokens are not written
+    yet). The red staircase marks the causal boundary (every cell right of it is exactly 0); the red box
+    is the newest row; a dashed line ends the prompt. Axes are numeric positions with token tick labels,
+    so shapes line up."""
+    n = upto + 1
+    w = np.asarray(weights, dtype=np.float64)[:n, :n]                 # (n, n): the tokens fed so far
+    labels = safe_labels(tokens[:n])
     hover = [[f"query: {labels[i]}<br>key: {labels[j]}" for j in range(n)] for i in range(n)]
     fig = go.Figure(go.Heatmap(z=w, x=list(range(n)), y=list(range(n)), zmin=0, zmax=1, colorscale=WEIGHT_SCALE,
                                customdata=hover, hoverongaps=False,
@@ -115,7 +115,7 @@ def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_p
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=BEST, width=2), hoverinfo="skip",
                              showlegend=False))
     fig.add_shape(type="rect", x0=-0.5, x1=n - 0.5, y0=upto - 0.5, y1=upto + 0.5, line=dict(color=BEST, width=3))
-    if n_prompt:
+    if 0 < n_prompt < n:
         fig.add_shape(type="line", x0=-0.5, x1=n - 0.5, y0=n_prompt - 0.5, y1=n_prompt - 0.5,
                       line=dict(color="#7f7f7f", width=1, dash="dash"))
     ticks = dict(tickmode="array", tickvals=list(range(n)), ticktext=labels, showgrid=False, zeroline=False)

@@ -111,13 +111,15 @@ def plot_patch_sequence(patches: np.ndarray, *, height: int = 150) -> go.Figure:
 
 
 def plot_overlay(image: np.ndarray, values: np.ndarray, grid: tuple[int, int], patch_size: int, *,
-                 title: str | None = None, name: str = "weight", height: int = 420, look: str = "veil") -> go.Figure:
+                 title: str | None = None, name: str = "weight", height: int = 420, look: str = "veil",
+                 zmax: float | None = None) -> go.Figure:
     """Attention (or rollout) on each patch, laid over the image. look="veil": attended patches stay
     clear, ignored ones are veiled; "heat": attended patches glow orange. values: (N,); the colour runs
-    from 0 to the largest value, hover shows the exact value."""
+    from 0 to zmax (default: the largest value; pass one zmax to figures shown side by side), hover shows
+    the exact value."""
     v = np.asarray(values, dtype=np.float64)
-    fig = go.Figure([_image_trace(image),
-                     _overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name, True, look)])
+    top = float(v.max()) if zmax is None else float(zmax)
+    fig = go.Figure([_image_trace(image), _overlay_trace(v, grid, patch_size, top or 1.0, name, True, look)])
     _square_axes(fig)
     return style(fig, title, height)
 
@@ -125,18 +127,20 @@ def plot_overlay(image: np.ndarray, values: np.ndarray, grid: tuple[int, int], p
 def plot_head_grid(image: np.ndarray, rows: np.ndarray, grid: tuple[int, int], patch_size: int, *,
                    title: str | None = None, name: str = "weight", titles: list[str] | None = None,
                    cell_height: int = 190, look: str = "veil") -> go.Figure:
-    """Every layer (rows) × head (columns) at once. rows: (L, H, N) the attention of one token.
-    titles: one per panel, row by row (default labels.head_label, "L0 H1")."""
+    """Every layer (rows) × head (columns) at once, on one colour scale (0 to the largest value of any panel)
+    with one colour bar. rows: (L, H, N) the attention of one token. titles: one per panel, row by row
+    (default labels.head_label, "L0 H1")."""
     L, H, _ = rows.shape
+    top = float(np.max(rows)) or 1.0
     titles = titles or [head_label(layer, h) for layer in range(L) for h in range(H)]
     fig = make_subplots(rows=L, cols=H, horizontal_spacing=0.01, vertical_spacing=0.06 if L > 1 else 0.0,
                         subplot_titles=titles)
     for layer in range(L):
         for h in range(H):
-            v = rows[layer, h]
             fig.add_trace(_image_trace(image), row=layer + 1, col=h + 1)
-            fig.add_trace(_overlay_trace(v, grid, patch_size, float(v.max()) or 1.0, name, look=look),
-                          row=layer + 1, col=h + 1)
+            fig.add_trace(_overlay_trace(rows[layer, h], grid, patch_size, top, name, showscale=layer == h == 0,
+                                         look=look), row=layer + 1, col=h + 1)
+    fig.update_traces(colorbar=dict(title=dict(text=f"{name},<br>every<br>panel")), selector=dict(type="heatmap"))
     for k in range(1, L * H + 1):
         fig.layout[f"yaxis{'' if k == 1 else k}"].update(scaleanchor=f"x{'' if k == 1 else k}")
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")

@@ -73,8 +73,10 @@ def plot_coverage(fractions, *, title: str | None = None, everything_at: int | N
     fig = go.Figure()
     for c, (name, ys) in enumerate(series.items()):
         ks = list(range(1, len(ys) + 1))
+        after = [f"after {k} layer{'' if k == 1 else 's'}" for k in ks]
         fig.add_scatter(x=ks, y=ys, mode="lines+markers", name=str(name), line=dict(color=HEAD_COLOURS[c % 12]),
-                        hovertemplate="after %{x} layers: %{y:.1%} of pairs<extra>%{fullData.name}</extra>")
+                        customdata=after,
+                        hovertemplate="%{customdata}: %{y:.1%} of pairs<extra>%{fullData.name}</extra>")
     if everything_at:
         fig.add_vline(x=everything_at, line_dash="dot", annotation_text=f"all connected at {everything_at}")
     fig.update_xaxes(title="layers k", dtick=1 if len(next(iter(series.values()))) <= 16 else None)

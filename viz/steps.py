@@ -11,7 +11,9 @@ from labels import head_only
 from .heatmap import safe_labels
 from .theme import DIVERGING_SCALE, HEAD_COLOURS, WEIGHT_SCALE, style
 
-MAX_ANNOTATED_COLS = 8         # wider than this, 4-decimal numbers no longer fit in the cells; hover still has them
+MAX_ANNOTATED_COLS = 24        # wider than this, numbers no longer fit in the cells; hover still has them
+WIDE_COLS = 8                  # wider than this, cells show 2 decimals in a smaller font
+MASKED_GREY = "#d9d9d9"
 SCALED_COLOUR, UNSCALED_COLOUR = HEAD_COLOURS[0], HEAD_COLOURS[3]
 
 
@@ -39,10 +41,10 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
                 row_title: str = "token", col_title: str = "dimension", row_prefix: str = "#",
                 col_prefix: str = "d", weights: bool = False, decimals: int = 4, col_groups: int | None = None,
                 highlight_row: int | None = None, height: int | None = None) -> go.Figure:
-    """matrix: (rows, cols), may hold -inf (masked scores, drawn blank and written −∞). Labels: token
+    """matrix: (rows, cols), may hold -inf (masked scores: grey cells written −∞). Labels: token
     strings (escaped and numbered) or, when None, prefix + index (d0, d1, … for dimensions).
 
-    Cells show the value rounded to `decimals` (when there are at most MAX_ANNOTATED_COLS columns);
+    Cells show the value rounded to `decimals` (2 beyond WIDE_COLS columns; none beyond MAX_ANNOTATED_COLS);
     hover shows row, column and the exact float64. weights=True: 0..1 blues, else a diverging scale
     centred on 0. col_groups: a divider and a head label (H0, H1, …) every col_groups columns (heads in a
     concatenation). highlight_row: outline that row (the picked query)."""
@@ -50,6 +52,7 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
     rows, cols = m.shape
     ys = axis_labels(row_labels, rows, row_prefix)
     xs = axis_labels(col_labels, cols, col_prefix)
+    masked = np.isneginf(m)
     z = np.where(np.isfinite(m), m, np.nan)
     # nested lists, not numpy string arrays: serialising those leaks ~0.4 MB a figure (plotly 7 + orjson)
     exact_text = [[exact(v) for v in row] for row in m]
@@ -59,11 +62,18 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
                        hovertemplate=f"{row_title}: %{{y}}<br>{col_title}: %{{x}}<br>"
                                      "value: %{customdata}<extra></extra>")
     annotated = cols <= MAX_ANNOTATED_COLS and rows <= 40
+    wide = cols > WIDE_COLS
     if annotated:                          # the numbers are the legend: no colour bar, cells apart
-        trace.update(text=[[rounded(v, decimals) for v in row] for row in m],
-                     texttemplate="%{text}", textfont=dict(size=12 if cols <= 8 else 10), showscale=False,
+        shown = min(decimals, 2) if wide else decimals
+        trace.update(text=[["" if k else rounded(v, shown) for v, k in zip(row, krow)] for row, krow in zip(m, masked)],
+                     texttemplate="%{text}", textfont=dict(size=10 if wide else 12), showscale=False,
                      xgap=1, ygap=1)
     fig = go.Figure(trace)
+    if masked.any():                       # masked cells: grey, written −∞, whatever the size
+        fig.add_trace(go.Heatmap(z=np.where(masked, 1.0, np.nan), x=xs, y=ys, zmin=0, zmax=1, showscale=False,
+                                 colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]], xgap=1, ygap=1,
+                                 text=[["−∞" if k else "" for k in krow] for krow in masked], texttemplate="%{text}",
+                                 textfont=dict(size=10 if wide else 12, color="#555555"), hoverinfo="skip"))
     if col_groups and cols > col_groups:
         for c in range(col_groups, cols, col_groups):
             fig.add_vline(x=c - 0.5, line=dict(color="black", width=2))

@@ -15,6 +15,7 @@ from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
 from viz.heatmap import plot_heatmap
 
 MAX_CHARS = 1200
+PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
 OWN = "Your own text"
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 TABS = ["Pronoun → heads", "Minimal pairs", "Heads ranked"]
@@ -86,9 +87,16 @@ def pronoun_view(run, chosen: tuple[int, int]):
                 f"**{md(tokens[j])}** ({md(_word(run, j))}) with weight **{row[j]:.3f}**.")
     st.caption("Attention between whole words: to a word, the sum over its pieces; from a word, the mean of its "
                "pieces' rows (Clark et al. 2019).")
-    st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown,
-                                title=f"Where {head_label(layer, h)} sends “{esc(tokens[src])}”"),
-                    key="coref_arrows")
+    # two layouts of the same arcs, one shown by the screen's width (CSS below): Plotly's words keep their pixel
+    # size while the figure shrinks, so a phone needs lines of a few words
+    title = f"Where {head_label(layer, h)} sends “{esc(tokens[src])}”"
+    st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ .st-key-coref_wide {{ display: none; }} }}"
+            f"@media (min-width: {PHONE_PX + 1}px) {{ .st-key-coref_narrow {{ display: none; }} }}</style>")
+    with st.container(key="coref_wide"):
+        st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title), key="coref_arrows")
+    with st.container(key="coref_narrow"):
+        st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
+                        key="coref_arrows_phone")
     st.subheader("Every head at this pronoun")
     names = [head_label(*lh) for lh in heads]
     table = []
@@ -97,6 +105,11 @@ def pronoun_view(run, chosen: tuple[int, int]):
         top = np.argsort(-r, kind="stable")[:3]
         table.append({"head": name, "points at": f"{tokens[top[0]]} ·{top[0]}", "weight": float(r[top[0]]),
                       "2nd": f"{tokens[top[1]]} {r[top[1]]:.2f}", "3rd": f"{tokens[top[2]]} {r[top[2]]:.2f}"})
+    ahead = [t["head"] for t in table if t["weight"] > run.weights[chosen[0], chosen[1], src].max()]
+    if ahead:
+        st.caption(f"{', '.join(ahead)} point{'s' * (len(ahead) == 1)} with more weight than "
+                   f"{head_label(*chosen)} on this text: {head_label(*chosen)} was chosen by its accuracy on a "
+                   "held-out validation set of pronouns, not on this text.")
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3,
                  column_config={"weight": st.column_config.ProgressColumn(format="%.3f", min_value=0, max_value=1)})
     fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
@@ -116,6 +129,12 @@ def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int]):
                 "three-sentence passages where *they/their* reach back across sentences. A head is right when the "
                 "largest weight in its row at the pronoun lands on the antecedent's noun. Recompute with "
                 "`python -m model.evaluate --json coref_encoder`.")
+    better = [head_label(lay, hh) for lay in range(acc.accuracy.shape[0]) for hh in range(acc.accuracy.shape[1])
+              if acc.accuracy[lay, hh] > acc.accuracy[layer, h]]
+    if better:
+        st.caption(f"{', '.join(better)} score{'s' * (len(better) == 1)} above {head_label(layer, h)} here: "
+                   f"{head_label(layer, h)} was chosen once, on a held-out validation set of pronouns, before these "
+                   "test pronouns were measured; heads close on one set can change places on another.")
     st.plotly_chart(plot_head_ranking(acc.accuracy, chosen=chosen,
                                       baselines={"first noun": acc.baseline_first_noun,
                                                  "nearest noun": acc.baseline_nearest_noun}),

@@ -23,7 +23,8 @@ PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "
 STAT_NAMES = {"entropy": "entropy (nats)", "entropy_fraction": "entropy ÷ uniform entropy",
               "mean_distance": "mean distance (tokens)", "self": "share on itself",
               "previous": "share on previous token", "cls": "share on [CLS]/[BOS]",
-              "sep": "share on [SEP]/[EOS]", "coref": "pronoun → earlier word (max)"}
+              "sep": "share on [SEP]/[EOS]", "coref": "pronoun → earlier word (max)",
+              "coref_resolved": "pronouns clearly pointed at one earlier word (share)"}
 
 
 def _pick_cell():

@@ -13,6 +13,7 @@ import streamlit as st
 
 from app_pages import _resources, _runs, _url
 from app_pages._markup import esc, md, visible
+from app_pages._numbers import plain, prob
 from labels import head_label, head_only, layer_label
 from model import checkpoints
 from model.checkpoints import CheckpointError
@@ -66,11 +67,6 @@ def written(head: str, tail: str) -> str:
             else ""
         out += f"{lead}{gap}**{md(core)}**{line[len(line.rstrip()):]}"
     return out
-
-
-def prob(p: float) -> str:
-    """A probability with four decimals, or two significant digits where those would read 0.0000."""
-    return f"{p:.4f}" if p >= 5e-5 else f"{p:.1e}"
 
 
 def code(piece: str) -> str:
@@ -192,11 +188,6 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
     run = gen.run
     tokens = [visible(tok.piece(i)) for i in run.ids]
     n_new = len(run.new_ids)
-    head = tok.decode(run.ids[:run.n_prompt], skip_special=True)
-    st.markdown(written(head, continuation(tok, run.ids, run.n_prompt)))
-    st.caption(f"{n_new} new tokens in bold" + (" (stopped at [EOS])" if run.stopped_at_eos else "") +
-               f" · computed with a key/value cache; against a full recompute the largest difference is "
-               f"{gen.logits_gap:.1e} in the logits and {gen.weights_gap:.1e} in the attention weights.")
     signature = (prompt_ids, max_new, strategy, k, temp_g, seed)
     if st.session_state.get("gen_signature") != signature or st.session_state.get("gen_step", 0) > n_new:
         st.session_state.gen_signature, st.session_state.gen_step = signature, n_new   # a new run: show its end
@@ -214,6 +205,13 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
     step = b3.select_slider("Step", range(1, n_new + 1), key="gen_step", bind=BIND,
                             persist_state=KEEP) if n_new > 1 else 1
     row = run.n_prompt + step - 1                      # the row of the token chosen at this step
+    typed = tok.decode(run.ids[:run.n_prompt], skip_special=True)
+    st.markdown(written(typed, continuation(tok, run.ids[:row + 1], run.n_prompt)))      # nothing after this step
+    end = " (stopped at [EOS])" if run.stopped_at_eos and step == n_new else ""
+    later = f"; {n_new - step} more after this step (next ▶)" if step < n_new else ""
+    st.caption(f"Step {step} of {n_new}: {step} new token{'s' * (step != 1)} in bold{end}{later} · computed with a "
+               f"key/value cache; against a full recompute the largest difference is {plain(gen.logits_gap)} in "
+               f"the logits and {plain(gen.weights_gap)} in the attention weights.")
     c1, c2 = st.columns([3, 2])
     with c2:
         top = run.top_ids[step - 1]
@@ -235,9 +233,9 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
                         key="gen_growth")
         future = np.triu(np.ones_like(w, dtype=bool), 1)
         st.caption(f"Rows appear one per fed token (red box: the newest). Right of the red staircase is the future: "
-                   f"largest weight there, over all layers and heads: {float(run.weights[..., future].max()):g}.")
-    st.plotly_chart(plot_step_probs(tokens[run.n_prompt:], run.chosen_prob,
-                                    title="Probability of each generated token when it was chosen"),
+                   f"largest weight there, over all layers and heads: {plain(run.weights[..., future].max())}.")
+    st.plotly_chart(plot_step_probs(tokens[run.n_prompt:row + 1], run.chosen_prob[:step],
+                                    title="Probability of each token generated so far when it was chosen"),
                     key="gen_step_probs")
 
 
@@ -262,16 +260,20 @@ def beams(gpt, dev, tok, prompt_ids):
         n = tree.nodes[n].parent
     labels = ["…" + visible(tok.decode(prompt_ids[-4:], skip_special=True)[-24:])]
     labels += [visible(tok.piece(nd.token_id)) for nd in tree.nodes[1:]]
+    ended = any(nd.status == "finished" for nd in tree.nodes)
+    legend = "grey = pruned, green = ended with [EOS]" if ended else "grey = pruned; no candidate ended with [EOS]"
     st.plotly_chart(plot_beam_tree([nd.step for nd in tree.nodes], [nd.parent for nd in tree.nodes], labels,
                                    [nd.logprob for nd in tree.nodes], [nd.score for nd in tree.nodes],
                                    [nd.status for nd in tree.nodes], best_path=path,
-                                   title=f"Beam tree: width {width}; grey = pruned, green = ended with [EOS]"),
+                                   title=f"Beam tree: width {width}; {legend}"),
                     key="beam_tree")
     rows = [{"rank": str(i + 1), "continuation": continuation(tok, h["ids"], n_prompt),
              "Σ log p": round(h["score"], 4), "score / n^α": round(h["norm_score"], 4),
-             "ended with [EOS]": h["finished"]} for i, h in enumerate(tree.beams)]
+             "ended with [EOS]": "yes" if h["finished"] else "no"} for i, h in enumerate(tree.beams)]
+    n_greedy = max(len(greedy_ids) - n_prompt, 1)            # the same ranking score as the beams': Σ log p / n^α
     rows.append({"rank": "greedy", "continuation": continuation(tok, greedy_ids, n_prompt),
-                 "Σ log p": round(greedy_lp, 4), "score / n^α": None, "ended with [EOS]": greedy_ids[-1] == EOS})
+                 "Σ log p": round(greedy_lp, 4), "score / n^α": round(greedy_lp / n_greedy ** alpha, 4),
+                 "ended with [EOS]": "yes" if greedy_ids[-1] == EOS else "no"})
     st.dataframe(rows, hide_index=True, key="beam_table")
     st.caption("Greedy takes the best piece at each step; beam search keeps the best few partial continuations and "
                "can find a likelier whole sequence.")
@@ -383,4 +385,4 @@ def objectives(gpt, dev, tok):
                                  title=f"The decoder's causal attention ({layer_label(0)}, mean of heads)"),
                     key="obj_mask")
     st.caption(f"Weight on future pieces, largest over all {dec_w.shape[0]} layers and {dec_w.shape[1]} heads: "
-               f"{float(dec_w[..., future].max()):g}. Position i predicts piece i + 1 without seeing it.")
+               f"{plain(dec_w[..., future].max())}. Position i predicts piece i + 1 without seeing it.")

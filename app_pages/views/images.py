@@ -11,6 +11,7 @@ from labels import head_label, head_only, layer_label
 from model import checkpoints
 from model.analysis.attention_views import rollout
 from model.architectures import swin
+from model.data.digit_check import DARK_RANGE, INK_RANGE, digit_likeness
 from model.data.images import ImageError, preprocess
 from model.data.patches import patchify
 from viz import images as vimg
@@ -169,6 +170,14 @@ def render():
     if truth is not None:
         verdict += f" The true answer for this sample is **{truth}**."
     c2.markdown(verdict)
+    if is_digits:
+        looks = digit_likeness(shown)
+        if not looks.typical:
+            c2.warning(f"Caution: this image is not like the handwritten digits the model learned from. "
+                       f"{looks.dark:.0%} of its {shown.size} pixels are near-black background and {looks.ink:.0%} "
+                       f"bright ink; on the training digits these shares run {DARK_RANGE[0]:.0%}–{DARK_RANGE[1]:.0%}"
+                       f" and {INK_RANGE[0]:.0%}–{INK_RANGE[1]:.0%}. The model always answers one of 0–9: its "
+                       f"{probs.max():.1%} ranks the ten digits, it does not say this is a digit.")
     c2.caption(f"Held-out test accuracy of this model: {meta['metrics']['test_acc']:.1%} "
                f"on {meta['metrics']['test_n']} images (`python -m model.evaluate --json {name}`).")
 
@@ -189,10 +198,13 @@ def render():
                + f" of {query}'s attention; hover for the exact weight. "
                f"The rest of each row goes to <cls> itself: "
                + ", ".join(f"{head_only(h)}: {run.weights[layer][h, qi, 0]:.3f}" for h in range(cfg.n_heads)) + ".")
+    top = float(rows[layer].max())                                            # one colour scale for the heads
     head_cols = st.columns(cfg.n_heads)
     for h, col in enumerate(head_cols):
         col.plotly_chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=head_label(layer, h),
-                                           height=300, look=look), key=f"overlay_{h}")
+                                           height=300, look=look, zmax=top), key=f"overlay_{h}")
+    st.caption(f"One colour scale for these heads, 0 to {top:.3f} (the largest weight any of them puts on a patch): "
+               "a pale head spreads its attention or sends it to <cls>; the grid below shares one scale too.")
     if st.toggle("All layers × heads at once", value=True, key="img_all_heads", bind=BIND, persist_state=KEEP):
         st.plotly_chart(vimg.plot_head_grid(shown, rows, grid, p, title=f"Attention from {query}, every head",
                                             look=look),
@@ -242,6 +254,9 @@ def render():
                     std=op["std"]).x
     runs = {name: run, other: _runs.run_image(other, _resources.device(), ox)}
     metas = {name: meta, other: other_meta}
+    means = {k: r.weights[layer][:, qi, 1:].mean(0) for k, r in runs.items()}             # (N,) each
+    rolled_last = {k: rollout(r.stacked_weights())[-1, qi, 1:] for k, r in runs.items()}
+    top_mean, top_roll = max(float(v.max()) for v in means.values()), max(float(v.max()) for v in rolled_last.values())
     bc = st.columns(2)
     for col, key in zip(bc, ("vit_scenes", "swin_scenes")):
         r = runs[key]
@@ -252,8 +267,9 @@ def render():
                      f"the red shape {mm['cls_attention_on_objects']:.1%} (all layers and heads), "
                      f"{mm['cls_attention_on_objects_layer0']:.1%} in {layer_label(0)}, against "
                      f"{mm['cls_attention_on_objects_uniform']:.1%} for uniform attention.")
-        col.plotly_chart(vimg.plot_overlay(shown, r.weights[layer][:, qi, 1:].mean(0), grid, p,
+        col.plotly_chart(vimg.plot_overlay(shown, means[key], grid, p, zmax=top_mean,
                                            title=f"{key}: {layer_label(layer)}, mean of heads", height=360),
                          key=f"cmp_{key}")
-        col.plotly_chart(vimg.plot_overlay(shown, rollout(r.stacked_weights())[-1, qi, 1:], grid, p, name="rollout",
+        col.plotly_chart(vimg.plot_overlay(shown, rolled_last[key], grid, p, name="rollout", zmax=top_roll,
                                            title=f"{key}: rollout", height=360), key=f"cmp_roll_{key}")
+    st.caption("Each pair of pictures side by side shares one colour scale.")

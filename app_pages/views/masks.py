@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_pages import _resources, _runs, _url
 from app_pages._markup import visible
+from app_pages._numbers import count
 from labels import head_label, head_only, layer_label
 from model.analysis import cost, reach
 from model.data import bpe, text_input
@@ -80,9 +81,9 @@ def built(key: str, n: int, params: dict, causal: bool):
 
 def describe(c: reach.Connectivity) -> str:
     if c.everything:
-        return f"every token reaches every other after **{c.layers}** layer{'s' * (c.layers != 1)}"
-    return (f"never connects everything: after **{c.layers}** layers it reaches {c.reachable:.1%} of the pairs "
-            f"and more layers add nothing")
+        return f"every token reaches every other after **{count(c.layers, 'layer')}**"
+    return (f"never connects everything: after **{count(c.layers, 'layer')}** it reaches {c.reachable:.1%} of the "
+            "pairs and more layers add nothing")
 
 
 def piece_labels(tokenizer, text: str, rule: str, tokens: tuple[str, ...]) -> list[str]:
@@ -173,7 +174,7 @@ def reach_section(n: int, chosen: dict):
         m, conn, share = cover.mask, cover.connectivity, cover.share
         shares[f"{side}: {masks.PATTERNS[key].title}"] = share
         with col:
-            st.plotly_chart(viz.plot_reach(reach.receptive_field(m, k), title=f"{side} after {k} layers"),
+            st.plotly_chart(viz.plot_reach(reach.receptive_field(m, k), title=f"{side} after {count(k, 'layer')}"),
                             key=f"masks_reach_{side}")
             st.markdown(f"**{side}**: " + describe(conn))
     if shares:

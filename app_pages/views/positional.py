@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _resources, _runs, _url
+from app_pages._numbers import plain
 from labels import head_only, layer_label
 from model.analysis import relative, shift
 from model.analysis.order import permute_run
@@ -238,13 +239,13 @@ def order_section():
     cols = st.columns(4)
     for col, (key, label) in zip(cols[::2], (("off", "positions off"), ("on", "positions on"))):
         e = exp.errors[key]
-        col.metric(f"Output, {label}", f"{e['output']:.2e}", help="max |Δ| of the final vectors after undoing "
+        col.metric(f"Output, {label}", plain(e['output']), help="max |Δ| of the final vectors after undoing "
                    f"the reordering (vectors reach {e['output_scale']:.2f})")
     for col, (key, label) in zip(cols[1::2], (("off", "positions off"), ("on", "positions on"))):
-        col.metric(f"Attention, {label}", f"{exp.errors[key]['attention']:.2e}",
+        col.metric(f"Attention, {label}", plain(exp.errors[key]['attention']),
                    help="max |Δ weight| over all layers and heads after undoing the reordering")
     off, on = exp.errors["off"], exp.errors["on"]
-    st.markdown(f"Without positions the two runs agree to **{off['output']:.1e}** (float32 rounding): the model "
+    st.markdown(f"Without positions the two runs agree to **{plain(off['output'])}** (float32 rounding): the model "
                 f"cannot tell who ate whom. With positions they differ by up to **{on['output']:.2f}**.")
     run_a, _ = exp.runs["off"]
     _url.stale_link("order_layer", [layer_label(i) for i in range(run_a.n_layers)], "layer", layer_label(0))
@@ -293,7 +294,7 @@ def length_section():
             continue
         max_len = meta["config"]["max_len"]
         if pos >= max_len:
-            st.error(f"{html.escape(name)}: its learned table stops at max_len = {max_len} "
+            st.warning(f"{html.escape(name)}: its learned table stops at max_len = {max_len} "
                      f"(positions 0..{max_len - 1}). Position {pos:,} has no vector; text longer than "
                      f"{max_len} tokens is cut to the first {max_len}.")
         else:

@@ -9,6 +9,7 @@ import streamlit as st
 
 from app_pages import _resources, _runs, _state, _url
 from app_pages._markup import md
+from app_pages._numbers import plain
 from labels import file_label, head_label, head_only, layer_label
 from model import reference
 from model.analysis import steps
@@ -62,7 +63,8 @@ def show(matrix, title, **kw):
 
 def agreement_table(diffs: dict):
     st.dataframe(pd.DataFrame({"computed another way": list(diffs),
-                               "max |difference| to the row form": [f"{v:.2e}" for v in diffs.values()]}),
+                               "max |difference| to the row form": [plain(v) for v in diffs.values()],
+                               "exact": [repr(float(v)) for v in diffs.values()]}),
                  hide_index=True)
 
 
@@ -93,7 +95,7 @@ def lecture_section():
                f"[{z[0]:.4f}, {z[1]:.4f}, {z[2]:.4f}]: the lecture's printed numbers.")
     column = reference.attention_column_form(ex["Q"], ex["K"], ex["V"])
     st.caption("The textbook's column form V·Softmax[KᵀQ/√D_q] with tokens as columns gives Zᵀ: largest "
-               f"|difference| {np.abs(column.T - ex['Z']).max():.1e}.")
+               f"|difference| {plain(np.abs(column.T - ex['Z']).max())}.")
     downloads(ex, "worked_example", rows, key="lecture")
 
     st.subheader("The exercise")
@@ -183,12 +185,11 @@ def one_head_section(model, s: steps.HeadSteps, token: int, mask):
     for col, n in zip(cols, "QKV"):
         with col:
             show(getattr(s, n), f"{n} = X·W_{n} + b_{n} ({T}, {D})", row_labels=tok)
-    cols = st.columns(3)
-    for col, (m, title, w) in zip(cols, ((s.scores, "scores QKᵀ", False), (s.scaled, f"QKᵀ/√{D}", False),
-                                        (s.weights, "weights = softmax(QKᵀ/√d_k)", True))):
-        with col:
-            show(m, f"{title} ({T}, {T})", row_labels=tok, col_labels=tok, col_title="key", weights=w,
-                 highlight_row=token)
+    # one (T, T) matrix per row of the page: wide enough for a number in every cell
+    for m, title, w in ((s.scores, "scores QKᵀ", False), (s.scaled, f"QKᵀ/√{D}", False),
+                        (s.weights, "weights = softmax(QKᵀ/√d_k)", True)):
+        show(m, f"{title} ({T}, {T})", row_labels=tok, col_labels=tok, col_title="key", weights=w,
+             highlight_row=token)
     show(s.Z, f"Z = weights·V ({T}, {D}); the outlined row is the query token's z", row_labels=tok,
          highlight_row=token)
 
@@ -222,7 +223,7 @@ def multi_head_section(model, s: steps.HeadSteps, mask):
     show(mh["out"], f"MultiHead(X) = Concat·W_O + b_O ({T}, {C})", row_labels=s.tokens)
     live = steps.explicit_path(model, s.X, s.layer, mask)
     st.caption(f"Largest |difference| to the model's own output for this layer's attention: "
-               f"{np.abs(live['out'] - mh['out']).max():.2e}")
+               f"{plain(np.abs(live['out'] - mh['out']).max())}")
     downloads({k: v for k, v in mh.items() if k != "weights"}, f"{layer_label(s.layer)}_multihead", s.tokens, key="mh")
 
 
@@ -247,7 +248,7 @@ def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask):
                          hide_index=True)
             if norm == own:
                 diff = np.abs(trace[-1].vector - hidden[s.layer + 1][token]).max()
-                st.caption(f"Largest |difference| to the model's own layer output: {diff:.2e}")
+                st.caption(f"Largest |difference| to the model's own layer output: {plain(diff)}")
 
 
 def causal_section(model, s: steps.HeadSteps):
@@ -258,17 +259,15 @@ def causal_section(model, s: steps.HeadSteps):
                 "Forbidden scores become −∞ before the softmax, so their weights are exactly 0 after it.")
     if model.config.kind == "decoder":
         st.caption("This model is a decoder: the One head tab already runs with this mask.")
-    cols = st.columns(2)
-    with cols[0]:
-        show(c.scaled, f"masked QKᵀ/√d_k ({T}, {T})", row_labels=s.tokens, col_labels=s.tokens, col_title="key")
-    with cols[1]:
-        show(c.weights, f"causal weights ({T}, {T})", row_labels=s.tokens, col_labels=s.tokens, col_title="key",
-             weights=True)
+    show(c.scaled, f"masked QKᵀ/√d_k ({T}, {T}): −∞ above the diagonal", row_labels=s.tokens, col_labels=s.tokens,
+         col_title="key")
+    show(c.weights, f"causal weights ({T}, {T})", row_labels=s.tokens, col_labels=s.tokens, col_title="key",
+         weights=True)
     above = c.weights[~mask]
     a, b, d = st.columns(3)
     a.metric("weights above the diagonal", f"{above.size}")
     b.metric("of them exactly 0.0", f"{int((above == 0.0).sum())}")
-    d.metric("largest |row sum − 1|", f"{np.abs(c.weights.sum(1) - 1).max():.1e}")
+    d.metric("largest |row sum − 1|", plain(np.abs(c.weights.sum(1) - 1).max()))
     agreement_table(steps.agreement(c, model, mask))
     downloads(c.arrays(), f"{file_label(s.layer, s.head)}_causal", s.tokens, key="causal")
 

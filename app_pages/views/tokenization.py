@@ -154,7 +154,7 @@ def merges_section():
                          bind=_url.text_bind("tok_merge_text"), persist_state=KEEP)
     _url.long_text_note("tok_merge_text")
     if len(text) > MAX_MERGE_CHARS:
-        st.error(too_long(len(text), MAX_MERGE_CHARS))
+        st.warning(too_long(len(text), MAX_MERGE_CHARS))
         return
     steps = bpe_steps.learn(text, MAX_MERGES)
     if not steps:
@@ -251,7 +251,7 @@ def render():
     _url.long_text_note("tok_text")
     ok = len(text) <= MAX_CHARS
     if not ok:
-        st.error(too_long(len(text), MAX_CHARS))
+        st.warning(too_long(len(text), MAX_CHARS))
     elif not text.strip():
         st.info("Type some text to see its tokens.")
         ok = False

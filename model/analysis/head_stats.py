@@ -17,15 +17,20 @@ FUNCTION_WORDS = frozenset(
 PREVIOUS_MIN = 0.5      # mean weight on the token just before
 SINK_MIN = 0.5          # mean weight on [CLS]/[SEP]/[BOS]/[EOS] together
 BROAD_MIN = 0.8         # mean entropy as a fraction of the largest possible (uniform) entropy
-COREF_MIN = 0.3         # mean, over pronouns, of the largest weight on one earlier content word
+COREF_MIN = 0.5         # weight of the pronoun row's argmax, on an earlier content word
+COREF_MARGIN = 0.3      # ... ahead of the row's second-largest weight
+COREF_SHARE = 0.5       # share of the text's pronouns resolved that way
 
 RULES = {
     "previous-token": f"mean weight on the previous token ≥ {PREVIOUS_MIN:.0%}",
     "sink": f"mean weight on [CLS]/[SEP]/[BOS]/[EOS] together ≥ {SINK_MIN:.0%}",
     "broad/positional": f"mean entropy ≥ {BROAD_MIN:.0%} of the uniform entropy (spreads over all tokens)",
-    "coreference": f"from each pronoun ({', '.join(PRONOUNS[:5])}, …) at least {COREF_MIN:.0%} on one earlier "
-                   "content word ≥ 2 tokens back (not punctuation, function word, pronoun or special token), "
-                   "on average over the pronouns of the text",
+    "coreference": f"for at least {COREF_SHARE:.0%} of the pronouns ({', '.join(PRONOUNS[:5])}, …), the largest "
+                   "weight of the pronoun's row lands on one earlier content word ≥ 2 tokens back (not punctuation, "
+                   f"function word, pronoun or special token), is at least {COREF_MIN:.0%} and leads the row's "
+                   f"second-largest weight by at least {COREF_MARGIN:.0%}. On one text this shows a head that points "
+                   "pronouns at a word, not that it picks the right one: that needs labelled pronouns "
+                   "(the Coreference page)",
 }
 
 
@@ -69,17 +74,36 @@ def token_share(weights: np.ndarray, tokens: list[str], names) -> np.ndarray:
     return weights[..., cols].astype(np.float64).sum(-1).mean(-1)
 
 
+def _pronoun_candidates(tokens: list[str]) -> list[tuple[int, list[int]]]:
+    """(pronoun position, its earlier content words ≥ 2 tokens back) for every pronoun that has some."""
+    out = []
+    for i, t in enumerate(tokens):
+        if t.strip().lower() in PRONOUNS:
+            cands = [j for j in range(i - 1) if _content(tokens[j])]
+            if cands:
+                out.append((i, cands))
+    return out
+
+
 def coref_score(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
     """Mean over pronoun queries of the largest weight on one earlier content word at distance ≥ 2.
     None when the text has no pronoun with an earlier content word. -> (L, H)."""
-    scores = []
-    for i, t in enumerate(tokens):
-        if t.strip().lower() not in PRONOUNS:
-            continue
-        cands = [j for j in range(i - 1) if _content(tokens[j])]
-        if cands:
-            scores.append(weights[:, :, i, cands].max(-1))
+    scores = [weights[:, :, i, cands].max(-1) for i, cands in _pronoun_candidates(tokens)]
     return np.mean(scores, axis=0) if scores else None
+
+
+def coref_resolved(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
+    """Share of pronoun queries whose row's argmax (over all keys) is an earlier content word at distance ≥ 2,
+    with weight ≥ COREF_MIN and at least COREF_MARGIN above the row's second-largest weight. None when the
+    text has no pronoun with an earlier content word. -> (L, H)."""
+    hits = []
+    for i, cands in _pronoun_candidates(tokens):
+        rows = weights[:, :, i, :].astype(np.float64)                  # (L, H, N), N ≥ 3 (a candidate is 2 back)
+        top2 = np.sort(rows, axis=-1)[..., -2:]                        # (L, H, 2): second, best
+        best, second = top2[..., 1], top2[..., 0]
+        on_candidate = np.isin(rows.argmax(-1), cands)
+        hits.append(on_candidate & (best >= COREF_MIN) & (best - second >= COREF_MARGIN))
+    return np.mean(hits, axis=0) if hits else None
 
 
 def _content(token: str) -> bool:
@@ -103,6 +127,8 @@ def head_stats(weights: np.ndarray, tokens: list[str]) -> dict[str, np.ndarray]:
     stats["sink"] = token_share(weights, tokens, ("[CLS]", "[SEP]", "[BOS]", "[EOS]"))
     coref = coref_score(weights, tokens)
     stats["coref"] = coref if coref is not None else np.full(weights.shape[:2], np.nan)
+    resolved = coref_resolved(weights, tokens)
+    stats["coref_resolved"] = resolved if resolved is not None else np.full(weights.shape[:2], np.nan)
     return stats
 
 
@@ -119,7 +145,7 @@ def label_heads(stats: dict[str, np.ndarray]) -> list[list[list[str]]]:
                 got.append("sink")
             if stats["entropy_fraction"][layer, head] >= BROAD_MIN:
                 got.append("broad/positional")
-            c = stats["coref"][layer, head]
-            if not np.isnan(c) and c >= COREF_MIN:
+            c = stats["coref_resolved"][layer, head]
+            if not np.isnan(c) and c >= COREF_SHARE:
                 got.append("coreference")
     return labels

@@ -25,7 +25,7 @@ DEFAULT_VOCAB = 8192
 CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
 _CJK_CHAR = re.compile(f"[{CJK}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_MASK_SPELLINGS = re.compile(r" ?(?:\[MASK\]|<mask>)")    # one space before a mask belongs to it (lstrip)
+_MASK_SPELLINGS = re.compile(r" ?(?:\[MASK\]|<mask>)", re.IGNORECASE)   # " <MASK>": the space belongs to it (lstrip)
 
 
 @lru_cache(maxsize=1)
@@ -193,8 +193,8 @@ class BPETokenizer:
         return ids, spans, pieces
 
     def encode(self, text: str, *, add_cls_sep: bool = False, bos: bool = False, masks: bool = False) -> Encoding:
-        """Text -> Encoding. masks: '[MASK]' and '<mask>' become the mask id (otherwise plain text, like every
-        other special spelling). add_cls_sep: [CLS] ... [SEP]; bos: [BOS] first."""
+        """Text -> Encoding. masks: '[MASK]' and '<mask>' in any case ('<MASK>') become the mask id (otherwise
+        plain text, like every other special spelling). add_cls_sep: [CLS] ... [SEP]; bos: [BOS] first."""
         text = normalize(text)
         cuts = [(m.start(), m.end()) for m in _MASK_SPELLINGS.finditer(text)] if masks else []
         ids, spans, pieces, pos = [], [], [], 0

@@ -15,10 +15,26 @@ def test_home_lists_every_other_page():
             assert blurb in captions
 
 
+# the pages whose content runs the sidebar's text model (read in each page's code)
+RUN_THE_TEXT_MODEL = {"explorer.py", "tokenization.py", "step_by_step.py", "positional.py", "masks.py"}
+
+
 @pytest.mark.parametrize("file", [p[0] for p in _pages.available() if p[0] != "home.py"])
-def test_every_page_renders_without_exception(file):
+def test_every_page_renders_and_offers_the_text_model_only_where_it_runs(file):
     at = open_page(file, timeout=180)
     assert not at.exception, [e.message for e in at.exception]
+    assert ("text_model" in [s.key for s in at.sidebar.selectbox]) == (file in RUN_THE_TEXT_MODEL)
+
+
+def test_the_text_model_picked_survives_a_page_without_the_selector():
+    at = open_page("explorer.py", timeout=180)
+    other = [o for o in at.sidebar.selectbox(key="text_model").options if o != at.session_state["text_model"]][0]
+    at.sidebar.selectbox(key="text_model").select(other).run()
+    at.switch_page("app_pages/coreference.py").run()
+    assert "text_model" not in [s.key for s in at.sidebar.selectbox]
+    at.switch_page("app_pages/explorer.py").run()
+    assert not at.exception
+    assert at.sidebar.selectbox(key="text_model").value == other and at.query_params["text_model"] == other
 
 
 def test_sidebar_offers_device_choice_and_absent_device_falls_back(monkeypatch):
@@ -29,6 +45,18 @@ def test_sidebar_offers_device_choice_and_absent_device_falls_back(monkeypatch):
     assert not at.exception
     assert any("not available" in w.value for w in at.sidebar.warning)
     assert any("running on **cpu**" in c.value for c in at.sidebar.caption)
+
+
+def test_an_absent_device_is_warned_about_once_per_page(monkeypatch):
+    """The generation page asks for the device in every tab's run; the notice used to follow each call."""
+    import torch
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    at = open_page()
+    at.sidebar.selectbox(key="device").select("cuda").run()
+    at.switch_page("app_pages/generation.py").run()
+    assert not at.exception
+    assert [w.value for w in at.warning if "not available" in w.value] == [
+        "CUDA is not available on this machine; running on CPU."]
 
 
 def test_sidebar_offers_copy_link_and_binds_model_and_device_to_the_url():

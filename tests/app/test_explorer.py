@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from app_pages import _resources, _runs
+from labels import head_label
 from model import checkpoints
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
@@ -144,6 +145,24 @@ def test_shipped_default_model_runs_the_paragraph_when_present():
     if any(len(w) > 1 for w in expected.words) and at.toggle(key="explorer_words").value:
         weights = word_attention(expected.weights, expected.words)
     assert np.allclose(zoom_matrix(at), weights[0, 0], atol=1e-6)
+
+
+def test_coreference_label_fires_on_few_heads_of_a_short_sentence():
+    """On one short sentence the label used to fire on 10 of the shipped encoder's 16 heads (any head with 30 % on
+    some earlier content word); now only heads whose pronoun row clearly picks one earlier word, the validated
+    coreference head among them."""
+    name = _resources.COREF_MODEL
+    with mock.patch.object(checkpoints, "ASSETS", SHIPPED):
+        at = open_page(PAGE, timeout=120)
+        at.text_area(key="explorer_text").input("The animal didn't cross the street because it was too tired.").run()
+        at.session_state["explorer_tab"] = "Attends to & statistics"
+        at.run()
+        meta = checkpoints.read_meta(name)
+    assert not at.exception, [e.message for e in at.exception]
+    table = at.dataframe[0].value
+    labelled = table.loc[table["labels"].str.contains("coreference"), "head"].tolist()
+    assert len(table) == 16 and 0 < len(labelled) < 8
+    assert head_label(*meta["coref_head"]) in labelled
 
 
 def test_head_view_draws_only_the_chosen_heads_and_downloads_are_offered(tiny, page):

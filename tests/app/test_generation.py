@@ -156,13 +156,40 @@ def test_step_buttons_move_the_attention_row(at):
     set_prompt(at, "I love")                                          # a continuation of several pieces
     last = at.select_slider(key="gen_step").value
     assert last == len(at.select_slider(key="gen_step").options) >= 2     # a new run opens at its last step
+    n = len(plotly_array(plotly_chart(at, "gen_growth")["data"][0]["z"]))
     at.button(key="gen_back").click().run()
     assert at.select_slider(key="gen_step").value == last - 1
     z = plotly_array(plotly_chart(at, "gen_growth")["data"][0]["z"])
-    assert np.isnan(z).sum() > 0
+    assert z.shape == (n - 1, n - 1)                                   # one token fewer written
     at.button(key="gen_next").click().run()
     assert at.select_slider(key="gen_step").value == last
     set_prompt(at, DEFAULT_PROMPT)
+
+
+def test_stepping_back_shows_no_token_written_after_that_step(at, gpt):
+    """At step s the model has written s tokens: the sentence, the attention axes and the probability bars stop
+    there (they used to show the whole continuation)."""
+    model, _, tok = gpt
+    show(at, "Generate step by step")
+    ids = text_input.encode(tok, DEFAULT_PROMPT, "bos").ids
+    n_prompt = len(ids)
+    with torch.inference_mode():                     # greedy by a plain loop, as in the test above
+        while len(ids) < n_prompt + 24 and ids[-1] != bpe.EOS:
+            ids.append(int(model(torch.tensor([ids]))[0, -1].argmax()))
+    for _ in range(3):
+        at.button(key="gen_back").click().run()
+    step = at.select_slider(key="gen_step").value
+    n_new = len(ids) - n_prompt
+    assert step == n_new - 3
+    assert generated(at) == tok.decode(ids[:n_prompt + step], skip_special=True)
+    growth = plotly_chart(at, "gen_growth")
+    assert growth["layout"]["xaxis"]["ticktext"] == [f"{visible(tok.piece(i))} ·{k}"
+                                                     for k, i in enumerate(ids[:n_prompt + step])]
+    assert plotly_array(growth["data"][0]["z"]).shape == (n_prompt + step, n_prompt + step)
+    assert len(plotly_chart(at, "gen_step_probs")["data"][0]["x"]) == step
+    assert any(c.value.startswith(f"Step {step} of {n_new}: {step} new tokens in bold; 3 more after this step")
+               for c in at.caption)
+    at.select_slider(key="gen_step").set_value(n_new).run()
 
 
 def test_beam_table_lists_width_beams_and_greedy(at, gpt):
@@ -178,6 +205,25 @@ def test_beam_table_lists_width_beams_and_greedy(at, gpt):
     assert not any("[EOS]" in c or "[UNK]" in c for c in df["continuation"])
     at.slider(key="beam_width").set_value(3).run()
     assert not at.exception
+    show(at, "Next token")
+
+
+def test_beam_table_has_no_blank_cells_and_promises_green_only_when_a_beam_ended(at):
+    show(at, "Beam search")
+    at.slider(key="beam_alpha").set_value(1.0).run()
+    df = at.dataframe[0].value
+    assert not df.isna().any().any() and "None" not in df.astype(str).to_numpy()
+    greedy = df[df["rank"] == "greedy"].iloc[0]
+    assert greedy["ended with [EOS]"] == "no"
+    n = at.slider(key="beam_len").value                           # α = 1: Σ log p over the new pieces, per piece
+    assert float(greedy["score / n^α"]) == pytest.approx(float(greedy["Σ log p"]) / n, abs=2e-4)
+    assert set(df["ended with [EOS]"]) <= {"yes", "no"}
+    tree = plotly_chart(at, "beam_tree")
+    green = "#2ca02c" in str(tree["data"][-1]["marker"]["color"])
+    title = tree["layout"]["title"]["text"]
+    assert ("green = ended with [EOS]" in title) == green
+    assert green or "no candidate ended with [EOS]" in title
+    at.slider(key="beam_alpha").set_value(0.0).run()
     show(at, "Next token")
 
 
@@ -234,6 +280,19 @@ def test_fill_in_a_typed_mask_shows_the_encoders_top_fillers(at, encoder):
     z = plotly_array(plotly_chart(at, "fill_attn_0")["data"][0]["z"])
     assert z.shape == (16, len(ids))                                  # 4 layers × 4 heads, every piece
     assert "fill_bars_1" not in str([c.proto.id for c in at.get("plotly_chart")])
+
+
+@pytest.mark.parametrize("typed", ["<MASK>", "[mask]"])
+def test_fill_in_reads_a_mask_typed_in_capitals_or_lower_case(at, typed):
+    """A learner typing <MASK> (or [mask]) means the mask token: it is filled in, not read as the letters
+    M, A, S, K; and the encoder's byte-level pieces leave no word unknown ([UNK] never appears)."""
+    show(at, "Fill-in (encoder)")
+    at.text_input(key="fill_text").set_value(f"The {typed} pulled into the station. 我有一只猫 😀").run()
+    assert not at.error and not at.exception
+    inputs = next(m.value for m in at.markdown if m.value.startswith("Input: "))
+    assert inputs.count("`[MASK]`") == 1 and "`[UNK]`" not in inputs
+    assert any(m.value.endswith("typed mask") for m in at.markdown)
+    at.text_input(key="fill_text").set_value("The <mask> pulled into the station.").run()
 
 
 def test_hiding_a_word_of_several_pieces_masks_each_piece(at):

@@ -59,6 +59,29 @@ def test_bad_image_catalogue_through_the_page(at, case):
         assert "The model answers" in _texts(at)
 
 
+def test_a_non_digit_upload_comes_with_a_caution_and_a_sample_does_not(at):
+    from tests.unit.test_digit_check import screenshot_png
+    at.radio(key="img_model").set_value("vit_digits").run()
+    at.radio(key="img_source").set_value("Upload").run()
+    at.file_uploader(key="img_upload").set_value(("screenshot.png", screenshot_png(), "image/png")).run()
+    assert not at.exception and "The model answers" in _texts(at)
+    caution = [w.value for w in at.warning if w.value.startswith("Caution")]
+    assert len(caution) == 1
+    assert caution[0].startswith("Caution: this image is not like the handwritten digits the model learned from. ")
+    assert "The model always answers one of 0–9" in caution[0] and "of its 64 pixels" in caution[0]
+    at.radio(key="img_source").set_value("Sample").run()
+    assert not [w for w in at.warning if w.value.startswith("Caution")]
+
+
+def test_heads_shown_side_by_side_share_one_colour_scale(at):
+    at.radio(key="img_model").set_value("vit_digits").run()
+    figures = _figures(at)
+    overlays = [figures[f"overlay_{h}"]["data"][1] for h in range(4)]
+    assert len({o["zmax"] for o in overlays}) == 1
+    grid = [t for t in figures["head_grid"]["data"] if t["type"] == "heatmap"]
+    assert len({t["zmax"] for t in grid}) == 1 and sum(bool(t.get("showscale")) for t in grid) == 1
+
+
 def test_the_page_recovers_after_a_bad_upload(at):
     at.radio(key="img_source").set_value("Upload").run()
     at.file_uploader(key="img_upload").set_value(("x.png", b"", "image/png")).run()
@@ -73,6 +96,8 @@ def test_swin_view_shows_windows_masks_and_both_models(at):
     assert not at.exception and not at.error
     figs = _figures(at)
     assert {"windows_0", "windows_1", "swin_mask", "cmp_vit_scenes", "cmp_swin_scenes"} <= set(figs)
+    for pair in (("cmp_vit_scenes", "cmp_swin_scenes"), ("cmp_roll_vit_scenes", "cmp_roll_swin_scenes")):
+        assert len({figs[k]["data"][1]["zmax"] for k in pair}) == 1          # the two models on one scale
     text = _texts(at)
     assert "ViT · which shape is red?** answers" in text and "Swin · which shape is red?** answers" in text
 

@@ -54,7 +54,10 @@ def test_changing_pattern_redraws_mask_difference_and_reach(at):
     np.testing.assert_array_equal(z_of(chart(at, "masks_reach_A")["data"][0]), reach.receptive_field(a, 2))
     text = " ".join(m.value for m in at.markdown)
     assert "never connects everything" in text                      # dilation 2 keeps odd and even apart
-    assert "after **2** layers" in text                            # one global token: two hops
+    assert "after **2 layers**" in text                            # one global token: two hops
+    at.slider(key="masks_k").set_value(1).run()
+    assert chart(at, "masks_reach_A")["layout"]["title"]["text"] == "A after 1 layer"
+    at.slider(key="masks_k").set_value(2).run()
     show(at, "Pattern lab")
 
 

@@ -155,3 +155,21 @@ def test_a_stale_label_handed_back_by_the_browser_is_validated_before_the_widget
     assert at.selectbox(key="steps_head").value == 0
     assert at.selectbox(key="steps_token").value == 1   # no "it" in the new text: the first word
     assert at.selectbox(key="steps_token").format_func(1) == "the"      # picked by word (the URL holds it)
+
+
+def test_causal_tab_writes_every_cell_and_small_differences_in_plain_decimals(tiny_assets):
+    """The (T, T) matrices of a sentence show a number in every allowed cell and −∞ in every masked one; a
+    difference of 1e-7 reads 0.0000001, with the exact float beside it."""
+    model, tok = tiny_assets
+    T = len(steps.encode_text(model, tok, TEXT, "cls_sep")[1])
+    assert 8 < T <= 24
+    at = open_tab(open_page(PAGE), "Causal mask")
+    assert not at.exception, [e.message for e in at.exception]
+    values, masked = chart(at, "masked QKᵀ/√d_k")["data"]
+    above = np.triu(np.ones((T, T), bool), 1)
+    assert (np.array(masked["text"])[above] == "−∞").all()
+    assert (np.array(values["text"])[~above] != "").all()
+    table = next(df.value for df in at.dataframe if "max |difference| to the row form" in df.value)
+    for shown, exact in zip(table["max |difference| to the row form"], table["exact"]):
+        assert "e" not in shown and float(shown) == pytest.approx(float(exact), rel=0.05, abs=1e-300)
+    assert "e" not in {m.label: m.value for m in at.metric}["largest |row sum − 1|"]

@@ -113,9 +113,11 @@ def test_embedding_by_one_hot_product_equals_the_models_own_rows(default_page):
     np.testing.assert_array_equal(shown["(Ωₑ·T)[:, n]"], shown["embed.tok.weight[id]"])
 
 
-def test_over_long_text_is_refused_with_a_message():
+def test_over_long_text_is_refused_with_a_warning_not_an_error():
+    """A length limit is expected, not a fault: a yellow warning with what to do, no red error."""
     at = typed("a" * (MAX_CHARS + 1))
-    assert [e.value for e in at.error] == [
+    assert not at.error
+    assert [w.value for w in at.warning] == [
         "The text has 2,001 characters; this part of the page reads at most 2,000. Shorten it to see its tokens."]
     assert not any("piece" in df.value.columns for df in at.dataframe)
 

@@ -136,7 +136,7 @@ def test_html_in_a_link_is_shown_as_text(tiny):
     ("explorer.py", "explorer_text", ("warning", "only the first 20,000 are used."), None),
     ("coreference.py", "coref_text", ("warning", "only the first 1,200 are used."), 1_200),
     ("step_by_step.py", "steps_text", ("warning", "only the first 2,000 are used."), 2_000),
-    ("tokenization.py", "tok_text", ("error", "this part of the page reads at most 2,000. Shorten it to see its "
+    ("tokenization.py", "tok_text", ("warning", "this part of the page reads at most 2,000. Shorten it to see its "
                                               "tokens."), None),
 ], ids=["explorer", "coreference", "step_by_step", "tokenization"])
 def test_a_100k_character_link_text_is_clipped_with_the_usual_notice_and_no_long_link(tiny, page, key, says, box):

@@ -227,7 +227,7 @@ def test_a_link_opens_generation_on_its_prompt_strategy_and_attention_head():
     assert at.slider(key="gen_max_new").value == 6
     assert at.selectbox(key="gen_layer").value == 1 and at.selectbox(key="gen_head").value == 2
     assert title(chart(at, "gen_growth")).endswith("(L1 H2)")
-    assert any(c.value.startswith("6 new tokens") or "stopped at [EOS]" in c.value for c in at.caption)
+    assert any(c.value.startswith("Step 6 of 6: 6 new tokens") or "stopped at [EOS]" in c.value for c in at.caption)
     assert not infos(at)
     assert at.query_params["gen_head"] == "H2" and at.query_params["gen_strategy"] == "top-k sampling"
 

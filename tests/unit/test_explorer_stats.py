@@ -133,3 +133,24 @@ def test_hiding_special_tokens_renormalises_rows_and_reports_the_removed_share()
     assert keep.tolist() == [1, 2]
     assert np.allclose(sub, [[0.75, 0.25], [1 / 9, 8 / 9]])
     assert removed == pytest.approx(1 - (0.8 + 0.9) / 2)
+
+
+def test_coreference_label_needs_the_pronouns_argmax_on_an_earlier_word_with_a_clear_lead():
+    """Heads built by hand at "it" (position 5): one sends it to "restaurant" (fires); one puts 0.35 there but
+    its argmax on "because" (the old rule, ≥ 30 % on an earlier content word, fired); one splits 0.45 / 0.45
+    between "restaurant" and "refused" (no lead: the head does not pick one); one is uniform."""
+    n = len(TOKENS)
+
+    def head(row):
+        m = one_hot_rows(list(range(n)))
+        m[5] = row
+        return m
+
+    resolving = head(np.eye(n)[2])
+    weak = head(np.array([0, 0.05, 0.35, 0.05, 0.55, 0, 0, 0]))
+    split = head(np.array([0, 0.05, 0.45, 0.45, 0.05, 0, 0, 0]))
+    uniform = head(np.full(n, 1 / n))
+    stats = head_stats.head_stats(stack(resolving, weak, split, uniform).astype(np.float32), TOKENS)
+    assert stats["coref_resolved"][0].tolist() == [1.0, 0.0, 0.0, 0.0]
+    assert [("coreference" in labels) for labels in head_stats.label_heads(stats)[0]] == [True, False, False, False]
+    assert stats["coref"][0, 1] == pytest.approx(0.35)                 # the descriptive score is still there

@@ -31,11 +31,12 @@ def test_beam_tree_draws_every_node_and_the_best_path():
     assert list(fig.data[-1].text) == ["…", "a", "b", "c"]
 
 
-def test_causal_growth_blanks_rows_not_fed_yet():
+def test_causal_growth_draws_only_the_tokens_fed_so_far():
     w = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
     fig = plot_causal_growth(w, ["a", "b", "c", "d"], upto=1, n_prompt=2)
     z = np.array(fig.data[0].z, dtype=float)
-    assert np.isnan(z[2:]).all() and np.allclose(z[:2], w[:2])
+    assert z.shape == (2, 2) and np.allclose(z, w[:2, :2])          # "c" and "d" are not written yet
+    assert list(fig.layout.xaxis.ticktext) == list(fig.layout.yaxis.ticktext) == ["a ·0", "b ·1"]
 
 
 def test_objectives_rows_have_values_only_where_there_is_a_loss_term():

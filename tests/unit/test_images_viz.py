@@ -88,3 +88,16 @@ def test_heat_look_glows_where_veil_look_clears():
     veil = plot_overlay(np.zeros((4, 4)), w, (2, 2), 2).data[1].colorscale
     heat = plot_overlay(np.zeros((4, 4)), w, (2, 2), 2, look="heat").data[1].colorscale
     assert veil[-1][1].endswith("0.0)") and heat[0][1].endswith("0.0)")        # transparent ends differ
+
+
+def test_heads_side_by_side_share_one_colour_scale_with_one_colour_bar():
+    """A head that barely looks anywhere (largest weight 0.1) is pale next to one that looks hard (0.9): each on
+    its own scale both would glow alike."""
+    rows = np.zeros((1, 2, 4))
+    rows[0, 0, 1], rows[0, 1, 2] = 0.9, 0.1
+    fig = plot_head_grid(np.zeros((4, 4)), rows, (2, 2), 2)
+    heats = [t for t in fig.data if t.type == "heatmap"]
+    assert [(t.zmin, t.zmax) for t in heats] == [(0.0, 0.9), (0.0, 0.9)]
+    assert [t.showscale for t in heats] == [True, False] and "every" in heats[0].colorbar.title.text
+    single = plot_overlay(np.zeros((4, 4)), rows[0, 1], (2, 2), 2, zmax=0.9)
+    assert single.data[1].zmax == 0.9

@@ -14,11 +14,26 @@ def test_matrix_cells_are_rounded_and_hover_holds_the_exact_float():
     assert list(trace.x) == ["d0", "d1"]
 
 
-def test_masked_scores_are_blank_cells_written_minus_infinity():
+def test_masked_scores_are_grey_cells_written_minus_infinity():
     m = np.array([[1.0, -np.inf], [0.5, 0.25]])
-    trace = plot_matrix(m).data[0]
-    assert np.isnan(trace.z[0][1]) and trace.text[0][1] == "−∞" and trace.customdata[0][1] == "−∞"
+    values, masked = plot_matrix(m).data
+    assert np.isnan(values.z[0][1]) and values.customdata[0][1] == "−∞"
+    assert np.isnan(masked.z[0][0]) and masked.z[0][1] == 1.0 and masked.text[0][1] == "−∞"
+    assert masked.colorscale[0][1] == masked.colorscale[1][1] != "rgba(0,0,0,0)"       # one grey, not a blank
     assert exact(float("inf")) == "+∞"
+
+
+def test_a_causal_matrix_of_a_sentence_has_a_number_or_minus_infinity_in_every_cell():
+    """A 21-token sentence, as on the page: every cell is written (2 decimals at this width), masked cells −∞
+    even in matrices too wide for numbers."""
+    t = 21
+    scores = np.where(np.tril(np.ones((t, t), bool)), np.linspace(-3, 3, t * t).reshape(t, t), -np.inf)
+    values, masked = plot_matrix(scores).data
+    text = np.where(np.array(masked.text) == "−∞", "−∞", np.array(values.text))
+    assert (text != "").all()
+    assert values.text[1][0] == f"{scores[1, 0]:.2f}" and text[0][1] == "−∞"
+    wide = np.where(np.tril(np.ones((30, 30), bool)), 0.5, -np.inf)
+    assert plot_matrix(wide).data[0].text is None and plot_matrix(wide).data[1].text[0][1] == "−∞"
 
 
 def test_weights_use_a_fixed_zero_to_one_scale_and_big_matrices_skip_cell_text():
