@@ -184,10 +184,12 @@ def render():
     # ---- 5 · attention per head ------------------------------------------------------------------------------
     st.header("5 · Where each head looks")
     L = cfg.n_layers
-    _url.stale_link("img_query", run.tokens, "the token", run.tokens[0])
+    # one picker per model (their tokens differ): a bound widget whose options change under one key stops
+    # writing the address in Streamlit 1.67
+    _url.stale_link(f"img_query_{name}", run.tokens, "the token", run.tokens[0])
     _url.stale_link("img_layer", [layer_label(i) for i in range(L)], "layer", layer_label(L - 1))
     q1, q2 = st.columns(2)
-    query = q1.selectbox("Attention from", run.tokens, key="img_query", bind=BIND, persist_state=KEEP,
+    query = q1.selectbox("Attention from", run.tokens, key=f"img_query_{name}", bind=BIND, persist_state=KEEP,
                          help="<cls> gathers what the classifier reads; a patch shows what that patch looks at.")
     # a slider over labels, so the address reads ?img_layer=L2
     layer = q2.select_slider("Layer", range(L), L - 1, format_func=layer_label, key="img_layer", bind=BIND,

@@ -36,10 +36,10 @@ def test_a_digit_sample_runs_end_to_end(at):
 
 
 def test_picking_a_patch_as_query_keeps_the_page_whole(at):
-    at.selectbox(key="img_query").set_value("p5").run()
+    at.selectbox(key="img_query_vit_digits").set_value("p5").run()
     assert not at.exception
     assert "of p5's attention" in " ".join(c.value for c in at.caption)
-    at.selectbox(key="img_query").set_value("<cls>").run()
+    at.selectbox(key="img_query_vit_digits").set_value("<cls>").run()
 
 
 @pytest.mark.parametrize("case", sorted(CATALOGUE))

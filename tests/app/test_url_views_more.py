@@ -331,11 +331,11 @@ def test_stale_values_html_and_100k_text_in_a_translation_link():
 
 # ---- image patches (the shipped ViT and Swin models) ----------------------------------------------------------------
 def test_a_link_opens_the_image_page_on_its_model_sample_query_and_layer():
-    at = open_link("images.py", img_model="ViT · which shape is red?", img_scene="scene_square_1", img_query="p5",
-                   img_layer="L0", img_all_heads="false")
+    at = open_link("images.py", img_model="ViT · which shape is red?", img_scene="scene_square_1",
+                   img_query_vit_scenes="p5", img_layer="L0", img_all_heads="false")
     assert at.radio(key="img_model").value == "vit_scenes"
     assert at.selectbox(key="img_scene").value.stem == "scene_square_1"
-    assert at.selectbox(key="img_query").value == "p5" and at.select_slider(key="img_layer").value == 0
+    assert at.selectbox(key="img_query_vit_scenes").value == "p5" and at.select_slider(key="img_layer").value == 0
     assert at.toggle(key="img_all_heads").value is False
     assert "true answer for this sample is **square**" in " ".join(m.value for m in at.markdown)
     assert title(chart(at, "overlay_0")) == "L0 H0"
@@ -345,14 +345,15 @@ def test_a_link_opens_the_image_page_on_its_model_sample_query_and_layer():
 
 
 def test_stale_image_choices_in_a_link_give_notices_and_defaults():
-    at = open_link("images.py", img_model="GPT-9", img_digit="digit_42_0", img_query="<script>x</script>",
+    at = open_link("images.py", img_model="GPT-9", img_digit="digit_42_0", img_query_vit_digits="<script>x</script>",
                    img_layer="L8")
     shown = infos(at)
     assert stale("the model", "GPT\\-9", "ViT · handwritten digits") in shown
     assert stale("the sample", "digit\\_42\\_0", "digit\\_0\\_0") in shown
     assert stale("the token", "\\<script\\>x\\</script\\>", "\\<cls\\>") in shown
     assert any(i.startswith("The link asked for layer “L8”") for i in shown)
-    assert at.selectbox(key="img_digit").value.stem == "digit_0_0" and at.selectbox(key="img_query").value == "<cls>"
+    assert at.selectbox(key="img_digit").value.stem == "digit_0_0"
+    assert at.selectbox(key="img_query_vit_digits").value == "<cls>"
     at = open_link("images.py", img_source="Upload")
     assert any("a copied link opens this page on the upload box" in c.value for c in at.caption)
 

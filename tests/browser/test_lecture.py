@@ -16,13 +16,13 @@ def test_arrow_keys_step_the_playlist_and_o_opens_the_view(page, server_url):
     wait_for_app(page)
     for key, step in (("ArrowRight", 2), ("ArrowRight", 3), ("ArrowLeft", 2)):
         page.keyboard.press(key)
-        expect(page.get_by_text(f"View {step} of {n}")).to_be_visible(timeout=30_000)
-        page.wait_for_url(f"**/lecture?lecture_step={step}", timeout=30_000)
+        expect(page.get_by_text(f"View {step} of {n}")).to_be_visible(timeout=90_000)
+        page.wait_for_url(f"**/lecture?lecture_step={step}", timeout=90_000)
     wait_for_app(page)
     expect(page.get_by_role("heading", name=plan[1].title)).to_be_visible()
     shot(page, "lecture_step_2")
     with page.context.expect_page() as opened:
         page.keyboard.press("o")
     view = opened.value
-    view.wait_for_url(f"**/{plan[1].url()}", wait_until="commit", timeout=30_000)
+    view.wait_for_url(f"**/{plan[1].url()}", wait_until="commit", timeout=90_000)
     view.close()

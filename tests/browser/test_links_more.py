@@ -176,10 +176,10 @@ def test_an_image_link_opens_the_same_model_sample_and_query(tabs, server_url):
     pick(first, "Sample", "scene_square_1")
     pick(first, "Attention from", "p5")
     expect(first.get_by_text("of p5's attention", exact=False)).to_be_visible(timeout=120_000)
-    first.wait_for_url(re.compile(r"img_query=p5"), timeout=30_000)      # the address follows the rerun
+    first.wait_for_url(re.compile(r"img_query_vit_scenes=p5"), timeout=30_000)      # the address follows the rerun
     url = first.url
-    assert {"img_model": "ViT · which shape is red?", "img_scene": "scene_square_1", "img_query": "p5"}.items() \
-        <= params(url).items(), url
+    assert {"img_model": "ViT · which shape is red?", "img_scene": "scene_square_1",
+            "img_query_vit_scenes": "p5"}.items() <= params(url).items(), url
 
     def check(page):
         expect(page.get_by_text("of p5's attention", exact=False)).to_be_visible(timeout=120_000)
