@@ -7,15 +7,13 @@ from tests.browser.server import ARGS, CHROMIUM, ROOT, launch, streamlit_server,
 SHOTS = ROOT / "screenshots"
 
 
-# two groups of about equal length, one server each: under pytest-xdist (`--dist loadgroup`, pyproject.toml)
-# each group runs in one worker, beside the other group or the unit and AppTest tests
-SECOND_GROUP = {"test_concurrency.py", "test_links.py", "test_links_more.py", "test_lecture.py"}
-
-
 def pytest_collection_modifyitems(items):
+    """Under pytest-xdist (`--dist loadgroup`, set in pyproject.toml) every browser test goes to one worker, so
+    one server serves them all while the other worker runs the unit and AppTest tests (two browser chains at once
+    overload two cores: Chromium's renderers are the largest cost)."""
     for item in items:
         if item.path.is_relative_to(ROOT / "tests" / "browser"):
-            item.add_marker(pytest.mark.xdist_group("browser-b" if item.path.name in SECOND_GROUP else "browser-a"))
+            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 @pytest.fixture(scope="session")
