@@ -130,7 +130,7 @@ def test_a_copied_explorer_link_opens_the_same_view_in_a_new_browser(tabs, serve
     second.goto(url)
     wait_for_app(second, timeout=180_000)
     second.locator(f"{CHART} .heatmaplayer image").first.wait_for(timeout=180_000)
-    assert second.get_by_role("textbox", name="Text", exact=True).input_value() == EXPLORER_TEXT
+    expect(second.get_by_role("textbox", name="Text", exact=True)).to_have_value(EXPLORER_TEXT)
     assert widgets(second, "Layer", "Head", "Token") == before == {"Layer": "L2", "Head": "H1", "Token": "it (2)"}
     expect(second.get_by_role("heading", name="L2 H1")).to_be_visible()
     assert second.locator('[data-testid="stException"]').count() == 0
@@ -158,7 +158,7 @@ def test_a_copied_coreference_link_opens_the_same_view_in_a_new_browser(tabs, se
     second = tabs(height=2200).page
     second.goto(url)
     wait_for_app(second, timeout=180_000)
-    assert second.get_by_role("textbox", name="Text", exact=True).input_value() == COREF_TEXT
+    expect(second.get_by_role("textbox", name="Text", exact=True)).to_have_value(COREF_TEXT, timeout=120_000)
     assert widgets(second, "Gallery", "Pronoun", "Head for the arrows") == {
         "Gallery": "Your own text", "Pronoun": "they", "Head for the arrows": "L0 H1"}
     expect(second.get_by_text(said, exact=True)).to_be_visible(timeout=60_000)    # the same head, word and weight
