@@ -44,3 +44,20 @@ def plotly_array(obj) -> np.ndarray:
 def trace_z(trace: dict) -> np.ndarray:
     """A heatmap trace's z as a float array."""
     return plotly_array(trace["z"]).astype(np.float64)
+
+
+def open_link(page: str, **params):
+    """A fresh session of the whole app opened on app_pages/<page>?<params>, as a copied link opens in a new
+    browser."""
+    from streamlit.testing.v1 import AppTest
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update(params)
+    at.switch_page(f"app_pages/{page}")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def infos(at) -> list[str]:
+    """Every st.info on the page and in the sidebar."""
+    return [i.value for i in at.info] + [i.value for i in at.sidebar.info]

@@ -12,25 +12,12 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages import _playlist
 from app_pages.views import lecture
-from tests.app.conftest import ROOT
+from tests.app.conftest import infos as notices
+from tests.app.conftest import open_link as open_file
 
 PAGES = list(lecture.pages())
 PLAN = _playlist.prepared(PAGES)
 N = len(PLAN)
-
-
-def open_link(page: str, params: dict) -> AppTest:
-    """A fresh session opened on <page>?<params>, as a copied link (or a new tab) opens it."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.query_params.update(params)
-    at.switch_page(f"app_pages/{page}.py")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def notices(at) -> list[str]:
-    return [i.value for i in at.info] + [i.value for i in at.sidebar.info]
 
 
 def said(at, kind: str) -> list[str]:
@@ -48,6 +35,11 @@ def open_button(at):
 
 def button(at, label: str):
     return next(b for b in at.button if b.label == label)
+
+
+def open_link(page: str, params: dict):
+    """A fresh session on the page named by its url path (\"lecture\", a view's page), as a new tab opens it."""
+    return open_file(f"{page}.py", **params)
 
 
 # ---- the prepared views ------------------------------------------------------------------------------------------

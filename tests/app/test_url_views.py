@@ -9,7 +9,6 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from app_pages import _runs, _url
 from app_pages._markup import md
@@ -17,7 +16,7 @@ from app_pages.views import coreference
 from model import checkpoints
 from model.data import course_world as corpus
 from model.tasks.attention_run import run_text
-from tests.app.conftest import ROOT
+from tests.app.conftest import infos, open_link
 from tests.app.conftest import plotly_array as values
 from tests.app.conftest import plotly_chart as chart
 from tests.conftest import save_random_text_model
@@ -45,20 +44,6 @@ def tiny(tmp_path_factory):
         yield model, tok
     for cache in caches:
         cache.clear()
-
-
-def open_link(page: str, **params) -> AppTest:
-    """A fresh session opened on <page>?<params>, as a copied link opens in a new browser."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.query_params.update(params)
-    at.switch_page(f"app_pages/{page}")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def infos(at) -> list[str]:
-    return [i.value for i in at.info] + [i.value for i in at.sidebar.info]
 
 
 def zoom(at) -> np.ndarray:

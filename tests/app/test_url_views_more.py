@@ -12,13 +12,12 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from model import checkpoints
 from model.analysis import reach, relative
 from model.analysis.shift import shift_matrix
 from model.engine import masks
-from tests.app.conftest import ROOT
+from tests.app.conftest import infos, open_link
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of
 from tests.conftest import save_random_text_model
@@ -44,20 +43,6 @@ def tiny(tiny_folder):
     """The tiny encoder as the only shipped model, for one test."""
     with mock.patch.object(checkpoints, "ASSETS", tiny_folder):
         yield
-
-
-def open_link(page: str, **params) -> AppTest:
-    """A fresh session opened on <page>?<params>, as a copied link opens in a new browser."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
-    at.query_params.update(params)
-    at.switch_page(f"app_pages/{page}")
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
-
-
-def infos(at) -> list[str]:
-    return [i.value for i in at.info] + [i.value for i in at.sidebar.info]
 
 
 def stale(what: str, asked: str, shown: str) -> str:

@@ -93,3 +93,18 @@ def open_tab_with_chart(page, name: str):
     panel = page.locator('[role="tabpanel"]:visible')
     panel.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=60_000)
     return panel
+
+
+@pytest.fixture
+def tabs(browser):
+    """new(width=, height=, clipboard=) -> a page in its own browser context (tests/browser/test_links.Tab), checked
+    for errors when the test ends."""
+    from tests.browser.test_links import Tab
+    opened = []
+
+    def new(**kw) -> Tab:
+        opened.append(Tab(browser, **kw))
+        return opened[-1]
+    yield new
+    for t in opened:
+        t.close()

@@ -5,7 +5,6 @@ a notice. Screenshots: screenshots/links_*.png (1440 wide, the whole view, and 1
 import re
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
@@ -47,18 +46,6 @@ class Tab:
                    [p for p in self.problems if "status of 404" in p][forgiven:]
         self.context.close()
         assert not problems, "\n".join(problems + self.not_found)
-
-
-@pytest.fixture
-def tabs(browser):
-    opened = []
-
-    def new(**kw) -> Tab:
-        opened.append(Tab(browser, **kw))
-        return opened[-1]
-    yield new
-    for t in opened:
-        t.close()
 
 
 def through_sidebar(page, server_url, title, path):

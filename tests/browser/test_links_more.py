@@ -11,22 +11,9 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.conftest import shot, wait_for_app
-from tests.browser.test_links import Tab, params, widgets
+from tests.browser.test_links import params, widgets
 
 TITLE = '[data-testid="stPlotlyChart"] .gtitle'
-
-
-@pytest.fixture
-def tabs(browser):
-    """new(width=, height=) -> a page in its own browser context, checked for errors when the test ends."""
-    opened = []
-
-    def new(**kw) -> Tab:
-        opened.append(Tab(browser, **kw))
-        return opened[-1]
-    yield new
-    for t in opened:
-        t.close()
 
 
 def figure(page, text: str):
