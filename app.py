@@ -11,7 +11,8 @@ import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
-from app_pages import _memory, _pages, _resources, _url  # noqa: E402
+from app_pages import _language, _memory, _pages, _resources, _url  # noqa: E402
+from i18n import _  # noqa: E402
 
 torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
 _memory.bound_heap_fragmentation()
@@ -19,10 +20,13 @@ _memory.forget_stale_widgets()
 _memory.release_freed_heap()
 st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png", layout="wide")
 
+_language.install()
+with st.sidebar:                     # first: the page titles below are in the session's language
+    _language.switch()
 pages, files = [], {}                # files: url path -> the page's file in app_pages/
-for file, title, icon, _ in _pages.available():
+for file, title, icon, _blurb in _pages.available():
     url = "" if file == "home.py" else file.removesuffix(".py")
-    pages.append(st.Page(f"app_pages/{file}", title=title, icon=icon, default=(file == "home.py"), url_path=url))
+    pages.append(st.Page(f"app_pages/{file}", title=_(title), icon=icon, default=(file == "home.py"), url_path=url))
     files[url] = file
 router = st.navigation(pages)
 _resources.sidebar(files.get(router.url_path, ""))

@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 from app_pages import _pages, _url
+from i18n import _
 from model import checkpoints
 from model.checkpoints import CheckpointError
 from model.data import text_input
@@ -24,7 +25,7 @@ LOAD_COUNT = {"n": 0}            # how many times a checkpoint was read (the con
 _load_lock = threading.Lock()
 
 
-@st.cache_resource(show_spinner="Loading model…")
+@st.cache_resource(show_spinner="Loading model… · 正在加载模型…")   # one text for every session
 def load_model(name: str, device: str = "cpu"):
     """(model, meta) for a shipped model on a device; shared by every session, never mutated."""
     with _load_lock:
@@ -113,20 +114,22 @@ def sidebar(page: str = ""):
         _url.copy_link()                                 # first: visible without scrolling on a 720-px screen
         models = text_models() if page in _pages.TEXT_MODEL_PAGES else None
         if models:
-            _url.stale_link("text_model", models, "the model", models[0])
-            st.selectbox("Text model", models, key="text_model", bind=_url.BIND, persist_state=_url.KEEP,
-                         help="The shipped, trained model the text pages run.")
+            _url.stale_link("text_model", models, _("the model"), models[0])
+            st.selectbox(_("Text model"), models, key="text_model", bind=_url.BIND, persist_state=_url.KEEP,
+                         help=_("The shipped, trained model the text pages run."))
         elif models is not None:
-            st.warning("No shipped text model was found in assets/.")
+            st.warning(_("No shipped text model was found in assets/."))
         for name, why in broken_models().items():
-            st.error(f"Model **{html.escape(name)}** is unavailable: {html.escape(why)}")
-        _url.stale_link("device", devices.CHOICES, "the device", devices.CHOICES[0])
-        st.selectbox("Device", devices.CHOICES, key="device", bind=_url.BIND, persist_state=_url.KEEP,
-                     help="auto picks a GPU when there is one; an absent device falls back to CPU.")
+            st.error(_("Model **{name}** is unavailable: {why}").format(name=html.escape(name), why=html.escape(why)))
+        shown = {c: _("auto") if c == "auto" else c for c in devices.CHOICES}     # the URL holds what is shown
+        _url.stale_link("device", list(shown.values()), _("the device"), shown[devices.CHOICES[0]])
+        st.selectbox(_("Device"), devices.CHOICES, key="device", bind=_url.BIND, persist_state=_url.KEEP,
+                     format_func=shown.get,
+                     help=_("auto picks a GPU when there is one; an absent device falls back to CPU."))
         dev, notice = devices.resolve(st.session_state.get("device", "auto"))
         if notice:                                       # said here once, whatever the page asks of device()
             st.warning(notice)
-        st.caption(f"torch {torch.__version__} · running on **{dev.type}**")
+        st.caption(_("torch {version} · running on **{device}**").format(version=torch.__version__, device=dev.type))
 
 
 def model_or_stop(name: str):
@@ -134,13 +137,14 @@ def model_or_stop(name: str):
     try:
         return load_model(name, device())
     except CheckpointError as e:
-        st.error(f"The model **{html.escape(name)}** could not be loaded.\n\n{e}")
+        st.error(_("The model **{name}** could not be loaded.").format(name=html.escape(name)) + f"\n\n{e}")
         st.stop()
 
 
 def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
     """Bound typed text; tell the user when it was cut."""
     if len(text) > limit:
-        st.warning(f"The text has {len(text):,} characters; only the first {limit:,} are used.")
+        st.warning(_("The text has {n:,} characters; only the first {limit:,} are used.").format(n=len(text),
+                                                                                                 limit=limit))
         return text[:limit]
     return text

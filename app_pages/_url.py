@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from app_pages._markup import md
+from i18n import N_, _, ngettext
 
 BIND = "query-params"
 KEEP = "session"
@@ -27,7 +28,7 @@ URL_TEXT_MAX = 2_000          # characters of a text box that still travel in a 
 LABEL_MAX = 40                # characters of a word kept in its label (a link names a word, not a paragraph)
 SHOWN_MAX = 60                # characters of a stale link value quoted in a notice
 CHECKED = "_url_checked"      # session state: the keys whose link value was already checked in this session
-TIP = "Copy this page's address, with every input on it: whoever opens it sees this view"
+TIP = N_("Copy this page's address, with every input on it: whoever opens it sees this view")
 LAST = "_url_last_view"       # session state: (url path, query string) of the last page run, set by remember_view
 
 
@@ -42,8 +43,8 @@ def long_text_note(key: str) -> None:
     """A caption under a text box whose text is too long to travel in a link."""
     value = st.session_state.get(key)
     if isinstance(value, str) and len(value) > URL_TEXT_MAX:
-        st.caption(f"This text has {len(value):,} characters, more than the {URL_TEXT_MAX:,} a link carries: it "
-                   "stays out of the link, so a copied link opens the page's default text.")
+        st.caption(_("This text has {n:,} characters, more than the {most:,} a link carries: it stays out of the "
+                     "link, so a copied link opens the page's default text.").format(n=len(value), most=URL_TEXT_MAX))
 
 
 def clipped_link_text(key: str, limit: int) -> None:
@@ -51,7 +52,8 @@ def clipped_link_text(key: str, limit: int) -> None:
     box's limit without a word, so say it as the pages' own clip notice does."""
     raw = None if key in st.session_state else st.query_params.get(key)
     if isinstance(raw, str) and len(raw) > limit:
-        st.warning(f"The text has {len(raw):,} characters; only the first {limit:,} are used.")
+        st.warning(_("The text has {n:,} characters; only the first {limit:,} are used.").format(n=len(raw),
+                                                                                                 limit=limit))
 
 
 def word_labels(words) -> list[str]:
@@ -90,7 +92,8 @@ def stale_link(key: str, labels, what: str, shown: str) -> bool:
     if raw is None or raw in labels:
         return False
     raw = raw if len(raw) <= SHOWN_MAX else raw[:SHOWN_MAX] + "…"
-    st.info(f"The link asked for {what} “{md(raw)}”, which is not on this page now; showing “{md(shown)}”.")
+    st.info(_("The link asked for {what} “{asked}”, which is not on this page now; showing “{shown}”.").format(
+        what=what, asked=md(raw), shown=md(shown)))
     return True
 
 
@@ -112,8 +115,9 @@ def stale_picks(key: str, labels, what: str) -> bool:
     gone = [v for v in st.query_params.get_all(key) if v not in labels]
     if gone:
         shown = ", ".join(f"“{md(v if len(v) <= SHOWN_MAX else v[:SHOWN_MAX] + '…')}”" for v in gone[:5])
-        st.info(f"The link asked to pick {what} {shown}, which {'is' if len(gone) == 1 else 'are'} not on this "
-                "page now; left unpicked.")
+        st.info(ngettext("The link asked to pick {what} {shown}, which is not on this page now; left unpicked.",
+                         "The link asked to pick {what} {shown}, which are not on this page now; left unpicked.",
+                         len(gone)).format(what=what, shown=shown))
     return bool(gone)
 
 
@@ -129,12 +133,13 @@ def gallery_link(gallery_key: str, text_key: str, examples: dict[str, str], own:
         st.session_state[gallery_key] = next((t for t, x in examples.items() if x == text), own)
 
 
-def copy_link(label: str = "Copy link") -> None:
+def copy_link(label: str = N_("Copy link")) -> None:
     """A button that copies the page's current address (with every bound input) to the clipboard. The iframe is
     same-origin (st.iframe of an HTML string), so it reads the app's address and may write the clipboard; where
     the Clipboard API is missing (plain http off localhost) or refused, execCommand("copy") is tried, and the
     address is shown for copying by hand as a last resort."""
-    name, done = json.dumps(label), json.dumps("Link copied ✓")
+    label, tip = _(label), _(TIP)
+    name, done, by_hand = json.dumps(label), json.dumps(_("Link copied ✓")), json.dumps(_("Copy this link:"))
     st.iframe(f"""
 <style>
  button {{ width: 100%; height: 38px; font: 15px "Source Sans Pro", "Source Sans 3", system-ui, sans-serif;
@@ -143,7 +148,7 @@ def copy_link(label: str = "Copy link") -> None:
  button:hover {{ border-color: #ff4b4b; color: #ff4b4b; }}
  body {{ margin: 0; }}
 </style>
-<button id="c" title="{TIP}">{html.escape(label)}</button>
+<button id="c" title="{html.escape(tip)}">{html.escape(label)}</button>
 <script>
 const b = document.getElementById("c");
 function byHand(url) {{
@@ -158,11 +163,11 @@ b.onclick = async () => {{
   const url = window.parent.location.href;
   let ok = false;
   try {{ await navigator.clipboard.writeText(url); ok = true; }} catch (e) {{ ok = byHand(url); }}
-  if (!ok) {{ window.prompt("Copy this link:", url); return; }}
+  if (!ok) {{ window.prompt({by_hand}, url); return; }}
   b.textContent = {done};
   setTimeout(() => {{ b.textContent = {name}; }}, 2000);
 }};
-</script>""", height=40, alt="Copy this page's link")
+</script>""", height=40, alt=_("Copy this page's link"))
 
 
 def remember_view(url_path: str) -> None:

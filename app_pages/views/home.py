@@ -2,18 +2,19 @@
 import streamlit as st
 
 from app_pages import _pages
+from i18n import _
 
 
 def render():
     st.title("Attention Lab")
-    st.markdown(
+    st.markdown(_(
         "See self-attention at work in small Transformers trained here, on text you type or on an "
         "image cut into patches. Every number and picture comes from the running model: nothing is drawn by hand. "
         "Start with the **Attention explorer**; the sidebar picks the text model and the device."
-    )
+    ))
     pages = [p for p in _pages.available() if p[0] != "home.py"]
     columns = st.columns(2)
     for i, (file, title, icon, blurb) in enumerate(pages):
         with columns[i % 2].container(border=True, height="stretch"):
-            st.page_link(f"app_pages/{file}", label=f"**{title}**", icon=icon)
-            st.caption(blurb)
+            st.page_link(f"app_pages/{file}", label=f"**{_(title)}**", icon=icon)
+            st.caption(_(blurb))

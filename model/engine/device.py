@@ -2,6 +2,8 @@
 CPU with a notice the page can show, never a crash."""
 import torch
 
+from i18n import _
+
 CHOICES = ("auto", "cpu", "cuda", "mps")
 
 
@@ -20,7 +22,8 @@ def resolve(requested: str = "auto") -> tuple[torch.device, str | None]:
     if requested == "auto":
         return torch.device("cuda" if "cuda" in have else "mps" if "mps" in have else "cpu"), None
     if requested not in CHOICES:
-        return torch.device("cpu"), f"Unknown device {requested!r}; running on CPU."
+        return torch.device("cpu"), _("Unknown device {name}; running on CPU.").format(name=repr(requested))
     if requested not in have:
-        return torch.device("cpu"), f"{requested.upper()} is not available on this machine; running on CPU."
+        return torch.device("cpu"), _("{name} is not available on this machine; running on CPU.").format(
+            name=requested.upper())
     return torch.device(requested), None

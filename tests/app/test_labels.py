@@ -10,19 +10,13 @@ import pytest
 from app_pages import _pages
 from model import checkpoints
 from tests.app.conftest import open_page
+from tests.app.every_view import VIEWS, view_id
 
 STYLES = [re.compile(p) for p in (r"(\b|_)[Ll]ayers? ?\d", r"(\b|_)[Hh]eads? ?\d", r"\bL\d+ ?· ?H\d+")]
 LAYER, HEAD = re.compile(r"\bL(\d+)\b"), re.compile(r"\bH(\d+)\b")
 TEXT_ELEMENTS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "success", "error")
 OPTION_WIDGETS = ("selectbox", "multiselect", "radio")
 ALIBI_HEADS = 16                        # the positional page's ALiBi picker offers up to 16 heads of no model
-# (page, session-state values to set before a run): each run draws what the earlier ones did not
-VIEWS = [("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}), ("generation.py", {}),
-         ("translation.py", {}),
-         ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
-         *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
-         *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
-         ("lecture.py", {})]
 
 
 def _strings(node):
@@ -73,8 +67,8 @@ def sizes() -> tuple[int, int]:
     return layers, max(c["n_heads"] for c in configs)
 
 
-@pytest.mark.parametrize("page, state", VIEWS, ids=[f"{p}-{'-'.join(map(str, s.values())) or 'default'}"
-                                                    for p, s in VIEWS])
+@pytest.mark.parametrize("page, state", [v for v in VIEWS if v[0] != "home.py"],
+                         ids=[view_id(*v) for v in VIEWS if v[0] != "home.py"])
 def test_every_layer_and_head_label_on_the_page_follows_the_convention(page, state, sizes):
     at = open_page(timeout=180)
     for key, value in state.items():
@@ -91,4 +85,4 @@ def test_every_layer_and_head_label_on_the_page_follows_the_convention(page, sta
 
 
 def test_every_page_is_covered():
-    assert {p for p, _ in VIEWS} | {"home.py"} == {p[0] for p in _pages.available()}
+    assert {p for p, _ in VIEWS} == {p[0] for p in _pages.available()}

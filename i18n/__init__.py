@@ -1,0 +1,73 @@
+"""The interface language: gettext message catalogues, one per part of the app
+(locales/<lang>/LC_MESSAGES/<domain>.po, edited as .po files and compiled in memory with Babel), and the
+language of the running session. Pure Python: model/, viz/ and app_pages/ all import it.
+
+    from i18n import _, N_
+    _("Layer")            # the current language's translation of "Layer" (English when none)
+    TABS = [N_("Beam search"), ...]; _(TABS[0])   # N_ marks a string for extraction; _ translates it at use
+
+The app tells this module where the session's language lives (`use`); elsewhere (the command line, tests) it
+is a context variable set with `set_language`."""
+import contextvars
+import functools
+import gettext
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+LANGUAGES = {"en": "English", "zh": "中文"}      # code -> its own name, as the switch shows it
+DEFAULT = "en"                                    # the language the source strings are written in
+LOCALES = Path(__file__).resolve().parents[1] / "locales"
+
+_language = contextvars.ContextVar("language", default=DEFAULT)
+_source: list[Callable[[], str]] = [_language.get]
+
+
+def use(source: Callable[[], str]):
+    """Read the current language from `source()` from now on (app.py passes the session's state)."""
+    _source[0] = source
+
+
+def set_language(code: str):
+    """Set the language of this thread or task's context (command line and tests)."""
+    _language.set(code if code in LANGUAGES else DEFAULT)
+
+
+def language() -> str:
+    """The current language code, one of LANGUAGES."""
+    code = _source[0]()
+    return code if code in LANGUAGES else DEFAULT
+
+
+@functools.cache
+def catalogue(code: str) -> gettext.NullTranslations:
+    """Every domain's messages for a language, merged; English (the source language) translates nothing.
+    Fuzzy entries (a translation not yet checked) are left out, as gettext's msgfmt does."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+    from babel.support import Translations
+    merged = None
+    for po in sorted((LOCALES / code / "LC_MESSAGES").glob("*.po")) if code != DEFAULT else ():
+        with po.open("rb") as f:
+            messages = read_po(f, locale=code, domain=po.stem)
+        buf = io.BytesIO()
+        write_mo(buf, messages)
+        buf.seek(0)
+        part = Translations(buf, domain=po.stem)
+        merged = part if merged is None else merged.merge(part)
+    return merged or gettext.NullTranslations()
+
+
+def _(message: str) -> str:
+    """`message` in the current language."""
+    return catalogue(language()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for n, in the current language."""
+    return catalogue(language()).ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:
+    """Mark `message` for translation where it is defined; translate it with _ where it is shown."""
+    return message

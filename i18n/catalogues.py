@@ -1,0 +1,114 @@
+"""Keep the message catalogues in step with the source, with Babel's own extractor and updater.
+
+    python -m i18n.catalogues update     # add new messages (empty) to each file's catalogue, drop gone ones
+    python -m i18n.catalogues missing    # list messages with no translation yet; exit 1 if any
+
+One catalogue (gettext domain) per source file that has messages, named after its module
+(app_pages/views/masks.py -> locales/zh/LC_MESSAGES/app_pages.views.masks.po), so each file's strings and
+their translations sit side by side."""
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
+from babel.messages.pofile import read_po, write_po
+
+from i18n import DEFAULT, LANGUAGES, LOCALES
+
+ROOT = LOCALES.parent
+SOURCES = ["app.py", "app_pages", "viz", "model", "i18n"]
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None}
+
+
+def domain_of(path: Path) -> str:
+    """app_pages/views/masks.py -> "app_pages.views.masks"."""
+    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+def source_files() -> list[Path]:
+    files = []
+    for name in SOURCES:
+        p = ROOT / name
+        files += [p] if p.is_file() else sorted(p.rglob("*.py"))
+    return files
+
+
+def extract(path: Path) -> list[tuple[str | tuple[str, str], int]]:
+    """(message, line) for each translatable string in one file; a plural is a (singular, plural) pair."""
+    return [(m, line) for line, m, _comments, _context in
+            extract_from_file("python", str(path), keywords=KEYWORDS, options={"encoding": "utf-8"})]
+
+
+def templates() -> dict[str, Catalog]:
+    """domain -> a template catalogue of that file's messages (files without any are left out)."""
+    out = {}
+    for path in source_files():
+        messages = extract(path)
+        if not messages:
+            continue
+        template = Catalog(domain=domain_of(path))
+        for message, line in messages:
+            template.add(message, locations=[(str(path.relative_to(ROOT)), line)])
+        out[domain_of(path)] = template
+    return out
+
+
+def po_path(code: str, domain: str) -> Path:
+    return LOCALES / code / "LC_MESSAGES" / f"{domain}.po"
+
+
+def read(code: str, domain: str) -> Catalog | None:
+    path = po_path(code, domain)
+    if not path.is_file():
+        return None
+    with path.open("rb") as f:
+        return read_po(f, locale=code, domain=domain)
+
+
+def update():
+    """Bring every language's catalogues in line with the source (Babel's Catalog.update keeps translations)."""
+    for code in LANGUAGES:
+        if code == DEFAULT:
+            continue
+        wanted = templates()
+        for domain, template in wanted.items():
+            catalog = read(code, domain) or Catalog(locale=code, domain=domain)
+            catalog.update(template, no_fuzzy_matching=True)
+            catalog.obsolete.clear()
+            path = po_path(code, domain)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as f:
+                write_po(f, catalog, width=120, omit_header=False, sort_output=False, include_previous=False)
+        for stale in (LOCALES / code / "LC_MESSAGES").glob("*.po"):
+            if stale.stem not in wanted:
+                stale.unlink()
+
+
+def missing(code: str = "zh") -> list[tuple[str, str]]:
+    """(domain, message) for each source message with no (or only a fuzzy) translation in `code`."""
+    out = []
+    for domain, template in templates().items():
+        catalog = read(code, domain)
+        for message in template:
+            if not message.id:
+                continue
+            have = catalog.get(message.id) if catalog else None
+            strings = have.string if have else None
+            done = have is not None and not have.fuzzy and all(strings if isinstance(strings, tuple) else [strings])
+            if not done:
+                out.append((domain, message.id if isinstance(message.id, str) else message.id[0]))
+    return out
+
+
+if __name__ == "__main__":
+    command = sys.argv[1] if len(sys.argv) > 1 else "missing"
+    if command == "update":
+        update()
+    elif command == "missing":
+        gaps = missing(sys.argv[2] if len(sys.argv) > 2 else "zh")
+        for domain, message in gaps:
+            print(f"{domain}: {message}")
+        print(f"{len(gaps)} message(s) without a translation", file=sys.stderr)
+        sys.exit(1 if gaps else 0)
+    else:
+        sys.exit(__doc__)

@@ -1,0 +1,13 @@
+"""The runs that together draw every page of the app: each page's default view, plus the lazy tabs and sections
+the default leaves undrawn. (page file, session-state values to set before the run), the values in English."""
+VIEWS = [("home.py", {}), ("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}),
+         ("generation.py", {}), ("translation.py", {}),
+         ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
+         *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
+         *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
+         ("lecture.py", {})]
+TAB_KEYS = {"steps_tab", "pos_tab", "coref_tab", "masks_tab", "gen_tab", "tr_tab", "explorer_tab"}
+
+
+def view_id(page: str, state: dict) -> str:
+    return f"{page}-{'-'.join(map(str, state.values())) or 'default'}"

@@ -1,0 +1,62 @@
+"""The message catalogues (i18n/): every string marked for translation has a checked Chinese translation, the
+translation keeps the message's {placeholders} (a missing one would raise at .format, an extra one shows braces),
+one message reads the same wherever it is used, and the language switch really changes what _ returns."""
+import re
+
+import pytest
+
+import i18n
+from i18n import catalogues
+
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+@pytest.fixture(scope="module")
+def zh():
+    return {domain: catalogues.read("zh", domain) for domain in catalogues.templates()}
+
+
+def test_every_marked_string_has_a_translation():
+    assert catalogues.missing("zh") == []
+
+
+def test_translations_keep_the_placeholders(zh):
+    bad = []
+    for domain, catalog in zh.items():
+        for m in catalog:
+            if not m.id:
+                continue
+            ids = m.id if isinstance(m.id, tuple) else (m.id,)
+            strings = m.string if isinstance(m.string, tuple) else (m.string,)
+            want = sorted(PLACEHOLDER.findall(ids[-1]))
+            bad += [(domain, ids[0], s) for s in strings if sorted(PLACEHOLDER.findall(s)) != want]
+    assert bad == []
+
+
+def test_one_message_one_translation(zh):
+    seen: dict[str, set[str]] = {}
+    for catalog in zh.values():
+        for m in catalog:
+            if m.id and isinstance(m.id, str):
+                seen.setdefault(m.id, set()).add(m.string)
+    assert {k: v for k, v in seen.items() if len(v) > 1} == {}
+
+
+def test_the_checker_sees_an_untranslated_string(tmp_path, monkeypatch):
+    source = tmp_path / "app_pages" / "page.py"
+    source.parent.mkdir()
+    source.write_text('from i18n import _\nTITLE = _("A title no catalogue has")\n')
+    monkeypatch.setattr(catalogues, "ROOT", tmp_path)
+    monkeypatch.setattr(catalogues, "SOURCES", ["app_pages"])
+    monkeypatch.setattr(catalogues, "LOCALES", tmp_path / "locales")
+    assert catalogues.missing("zh") == [("app_pages.page", "A title no catalogue has")]
+
+
+def test_switching_the_language_changes_the_text():
+    i18n.set_language("zh")
+    try:
+        assert i18n._("Home") == "首页"
+        assert i18n._("A sentence no catalogue has") == "A sentence no catalogue has"
+    finally:
+        i18n.set_language("en")
+    assert i18n._("Home") == "Home"
