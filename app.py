@@ -11,7 +11,7 @@ import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
-from app_pages import _language, _memory, _pages, _resources, _url  # noqa: E402
+from app_pages import _language, _memory, _pages, _present, _resources, _url  # noqa: E402
 from i18n import _  # noqa: E402
 
 torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
@@ -23,6 +23,12 @@ st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png", layo
 _language.install()
 with st.sidebar:                     # first: the page titles below are in the session's language
     _language.switch()
+_language.relabel_link()
+presenting = _present.mode() is not None
+_present.style()
+if not presenting:
+    with st.sidebar:
+        _present.switch()
 pages, files = [], {}                # files: url path -> the page's file in app_pages/
 for file, title, icon, _blurb in _pages.available():
     url = "" if file == "home.py" else file.removesuffix(".py")
@@ -32,6 +38,9 @@ router = st.navigation(pages)
 _resources.sidebar(files.get(router.url_path, ""))
 try:
     router.run()
+    if presenting:                   # the sidebar is hidden: the way back is at the page's foot
+        st.divider()
+        _present.switch()
 finally:                                    # also after st.stop(): the lecture page offers the view just left
     if router.url_path != "lecture":
         _url.remember_view(router.url_path)  # after the run, so the bound widgets' values are in the URL

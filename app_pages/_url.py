@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+import i18n
 from app_pages._markup import md
 from i18n import N_, _, ngettext
 
@@ -29,6 +30,7 @@ LABEL_MAX = 40                # characters of a word kept in its label (a link n
 SHOWN_MAX = 60                # characters of a stale link value quoted in a notice
 CHECKED = "_url_checked"      # session state: the keys whose link value was already checked in this session
 TIP = N_("Copy this page's address, with every input on it: whoever opens it sees this view")
+MULTI_LABELS = {"masks_cost_patterns", "masks_cost_methods"}   # multiselects whose picks are shown labels
 LAST = "_url_last_view"       # session state: (url path, query string) of the last page run, set by remember_view
 
 
@@ -89,7 +91,7 @@ def stale_link(key: str, labels, what: str, shown: str) -> bool:
         return False
     st.session_state[CHECKED] = checked | {key}
     raw = st.query_params.get(key)
-    if raw is None or raw in labels:
+    if raw is None or raw in labels or i18n.relabel(raw) in labels:      # a link made in another language
         return False
     raw = raw if len(raw) <= SHOWN_MAX else raw[:SHOWN_MAX] + "…"
     st.info(_("The link asked for {what} “{asked}”, which is not on this page now; showing “{shown}”.").format(
@@ -112,7 +114,7 @@ def stale_picks(key: str, labels, what: str) -> bool:
     """stale_link for a multiselect: the link's values that name nothing on the page (Streamlit drops them)."""
     if key in st.session_state:
         return False
-    gone = [v for v in st.query_params.get_all(key) if v not in labels]
+    gone = [v for v in st.query_params.get_all(key) if v not in labels and i18n.relabel(v) not in labels]
     if gone:
         shown = ", ".join(f"“{md(v if len(v) <= SHOWN_MAX else v[:SHOWN_MAX] + '…')}”" for v in gone[:5])
         st.info(ngettext("The link asked to pick {what} {shown}, which is not on this page now; left unpicked.",

@@ -58,6 +58,26 @@ def catalogue(code: str) -> gettext.NullTranslations:
     return merged or gettext.NullTranslations()
 
 
+@functools.cache
+def _labels() -> dict[str, str]:
+    """Every message and every translation of it -> the message (source text), for relabel."""
+    out: dict[str, str] = {}
+    for code in LANGUAGES:
+        for key, text in getattr(catalogue(code), "_catalog", {}).items():
+            if isinstance(key, str) and key and text:
+                out.setdefault(text, key)
+                out.setdefault(key, key)
+    return out
+
+
+def relabel(value: str) -> str:
+    """A label shown in any language, in the current one ("Dark" or "深色" -> "深色" in Chinese, "Dark" in English);
+    any other value unchanged. A bound widget writes its shown label into a link, so a link made in one language
+    names its picks in that language."""
+    source = _labels().get(value)
+    return value if source is None else _(source)
+
+
 def _(message: str) -> str:
     """`message` in the current language."""
     return catalogue(language()).gettext(message)

@@ -4,6 +4,6 @@ from bench import gates
 
 
 def test_reruns_with_varied_input_keep_memory_bounded():
-    r = gates.soak(reruns=48, warmup=12)
+    r = gates.soak(reruns=24, warmup=8)
     assert r["rerun_exceptions"] == 0
     assert r["rss_growth_mb"] < 50, r

@@ -1,10 +1,13 @@
 """A real `streamlit run` server on loopback and a headless Debian chromium page that fails on
 console errors, page errors, and any request that leaves loopback. Screenshots go to screenshots/."""
+import os
+
 import pytest
 
 from tests.browser.server import ARGS, CHROMIUM, ROOT, launch, streamlit_server, wait_for_app  # noqa: F401
 
 SHOTS = ROOT / "screenshots"
+SHOOT = os.environ.get("ATTENTION_LAB_SCREENSHOTS") == "1"
 
 
 def pytest_collection_modifyitems(items):
@@ -68,7 +71,10 @@ def page(browser):
 
 
 def shot(page, name: str):
-    """Save a full-page screenshot to screenshots/<name>.png and return its path."""
+    """With ATTENTION_LAB_SCREENSHOTS=1, save a full-page screenshot to screenshots/<name>.png and return its path
+    (for a person to look at; no test reads them, and drawing them costs the suite a minute)."""
+    if not SHOOT:
+        return None
     SHOTS.mkdir(exist_ok=True)
     path = SHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

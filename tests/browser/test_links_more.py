@@ -2,15 +2,15 @@
 test_links.py copies those links from the page itself): a lecturer's link, as the address bar holds it after
 setting the inputs (tests/app/test_url_views_more.py checks each page writes these values into its address),
 opened in a NEW browser context (a fresh session, nothing shared but the link) shows the same view: the same
-widget values and the same figure title or heading. Each view is saved at 1440 wide and, the window resized, at
-1280 × 720: screenshots/links_<page>_1440.png and links_<page>_1280x720.png."""
+widget values and the same figure title or heading. With ATTENTION_LAB_SCREENSHOTS=1 each view is saved at 1440 wide
+and, the window resized, at 1280 × 720: screenshots/links_<page>_1440.png and links_<page>_1280x720.png."""
 import re
 from urllib.parse import urlencode
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import shot, wait_for_app
+from tests.browser.conftest import SHOOT, shot, wait_for_app
 from tests.browser.test_links import params, widgets
 
 TITLE = '[data-testid="stPlotlyChart"] .gtitle'
@@ -111,10 +111,11 @@ def test_every_pages_link_opens_the_same_view_in_a_new_browser(tabs, server_url)
         assert query.items() <= params(page.url).items(), (name, page.url)     # the address still holds the view
         check(page)
         assert page.locator('[data-testid="stException"]').count() == 0, name
-        shot(page, f"links_{name}_1440")
-        page.set_viewport_size({"width": 1280, "height": 720})
-        wait_for_app(page, timeout=180_000)
-        shot(page, f"links_{name}_1280x720")
+        if SHOOT:
+            shot(page, f"links_{name}_1440")
+            page.set_viewport_size({"width": 1280, "height": 720})
+            wait_for_app(page, timeout=180_000)
+            shot(page, f"links_{name}_1280x720")
 
 
 @pytest.mark.parametrize("path,query,notice", [

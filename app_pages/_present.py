@@ -1,0 +1,100 @@
+"""Presentation mode, for a projector: a switch in the URL (`present=…`), light or dark. The sidebar and header
+are hidden, type is about 1.6× larger, the page's main figure comes first at full width and square maps fill the
+height of a 1280 × 720 screen, the controls follow, compact. Off, pages look as usual.
+
+A page marks where its main figure goes with `slot()` and draws into it later:
+    top = _present.slot()          # at the top of the page: presenting, the figure is drawn here
+    ...controls...
+    with top:                      # not presenting, the figure appears here, after the controls
+        _export.chart(fig, ...)
+"""
+import streamlit as st
+
+import i18n
+from app_pages._url import BIND, KEEP, stale_link
+from i18n import N_, _
+
+KEY = "present"
+MODES = (N_("Off"), N_("Light"), N_("Dark"))
+SCALE = 1.6                     # type size in presentation mode, against the usual
+DARK = {"paper": "#0e1117", "ink": "#fafafa", "grid": "#31333f"}
+
+_CSS = """
+<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
+[data-testid="stSidebarNav"], [data-testid="stExpandSidebarButton"] { display: none !important; }
+html { font-size: %(root)dpx; }
+[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.2rem 2rem 1.2rem; max-width: 100%%; }
+%(dark)s
+</style>"""
+_DARK_CSS = """
+[data-testid="stApp"], [data-testid="stMain"], [data-testid="stBottomBlockContainer"] {
+  background: %(paper)s; color: %(ink)s; }
+[data-testid="stApp"] p, [data-testid="stApp"] li, [data-testid="stApp"] label, [data-testid="stApp"] h1,
+[data-testid="stApp"] h2, [data-testid="stApp"] h3, [data-testid="stApp"] span, [data-testid="stCaptionContainer"] {
+  color: %(ink)s; }
+[data-testid="stApp"] input, [data-testid="stApp"] textarea, [data-baseweb="select"] > div {
+  background: #262730; color: %(ink)s; }
+""" % DARK
+
+
+def _canonical(shown) -> str | None:
+    """The English mode named by a shown label, in any language ("深色" -> "Dark"), or None."""
+    return next((m for m in MODES if shown in {i18n.catalogue(c).gettext(m) for c in i18n.LANGUAGES}), None)
+
+
+def mode() -> str | None:
+    """"light", "dark" or None (not presenting), from the switch's state."""
+    shown = st.session_state[KEY] if KEY in st.session_state else st.query_params.get(KEY)   # a link's first run
+    m = _canonical(shown)
+    return None if m in (None, MODES[0]) else m.lower()
+
+
+def switch():
+    """The presentation switch. In the sidebar as usual; while presenting (sidebar hidden) at the page's foot."""
+    m = _canonical(st.session_state.get(KEY))
+    if m is not None and st.session_state[KEY] != _(m):       # the language changed: keep the mode, say it anew
+        st.session_state[KEY] = _(m)
+    stale_link(KEY, [_(m) for m in MODES], _("the presentation mode"), _(MODES[0]))
+    st.segmented_control(_("Presentation mode"), [_(m) for m in MODES], key=KEY, default=_(MODES[0]),
+                         bind=BIND, persist_state=KEEP, required=True,
+                         help=_("For a projector: no sidebar, larger type, the main figure first. "
+                                "Light or dark; it travels in the link."))
+
+
+def style():
+    """The page's CSS while presenting (nothing otherwise)."""
+    if mode() is None:
+        return
+    st.html(_CSS % {"root": round(16 * SCALE), "dark": _DARK_CSS if mode() == "dark" else ""})
+
+
+class slot:
+    """Where a page's main figure goes: at the top while presenting (the place is taken when slot() is called),
+    in the flow otherwise (taken when the slot is entered)."""
+
+    def __init__(self):
+        self.box = st.container() if mode() else None
+
+    def __enter__(self):
+        if self.box is None:
+            self.box = st.container()
+        return self.box.__enter__()
+
+    def __exit__(self, *exc):
+        return self.box.__exit__(*exc)
+
+
+def figure(fig):
+    """A Plotly figure as presentation mode shows it: type ×SCALE, dark colours in dark mode; unchanged when not
+    presenting. Returns the figure (changed in place)."""
+    m = mode()
+    if m is None:
+        return fig
+    size = (fig.layout.font.size or 14) * SCALE
+    fig.update_layout(font_size=size, title_font_size=size * 1.15, hoverlabel_font_size=size)
+    if m == "dark":
+        fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"])
+        fig.update_xaxes(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"])
+        fig.update_yaxes(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"])
+    return fig

@@ -1,0 +1,47 @@
+"""Presentation mode: a link with present=Light or present=Dark opens the page presenting (the sidebar hidden by the
+page's CSS, type ×1.6, dark colours only in dark), the switch moves to the page's foot, Off gives the usual page back,
+the mode survives a change of language, and a hostile value is refused with a notice."""
+from app_pages import _present
+from tests.app.conftest import infos, open_link
+
+HIDES_SIDEBAR = '[data-testid="stSidebar"]'
+
+
+def css(at) -> str:
+    return "\n".join(h.proto.body for h in at.get("html"))
+
+
+def switch(at):
+    return at.button_group(key=_present.KEY)
+
+
+def in_sidebar(at) -> bool:
+    return any(w.key == _present.KEY for w in at.sidebar.button_group)
+
+
+def test_a_dark_link_presents_the_page_and_off_gives_it_back():
+    at = open_link("explorer.py", present="Dark")
+    style = css(at)
+    assert HIDES_SIDEBAR in style and "display: none" in style
+    assert f"font-size: {round(16 * _present.SCALE)}px" in style and _present.DARK["paper"] in style
+    assert not in_sidebar(at) and switch(at).value == "Dark"          # the way back is on the page
+    switch(at).set_value("Off").run()
+    assert HIDES_SIDEBAR not in css(at) and in_sidebar(at)
+
+
+def test_light_presents_without_dark_colours():
+    at = open_link("masks.py", present="Light")
+    assert HIDES_SIDEBAR in css(at) and _present.DARK["paper"] not in css(at)
+
+
+def test_the_mode_survives_a_change_of_language():
+    at = open_link("home.py", present="Dark", lang="zh")
+    assert switch(at).value == "深色" and _present.DARK["paper"] in css(at)
+    at.radio(key="lang").set_value("en").run()
+    assert switch(at).value == "Dark" and _present.DARK["paper"] in css(at)
+
+
+def test_a_hostile_value_is_refused_with_a_notice():
+    at = open_link("home.py", present="<b>Dazzle</b>")
+    assert HIDES_SIDEBAR not in css(at)
+    assert any("The link asked for the presentation mode “<b>Dazzle</b>”" in i.replace("\\", "") for i in infos(at))
