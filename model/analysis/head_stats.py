@@ -37,8 +37,8 @@ RULES = {
 def entropy(weights: np.ndarray) -> np.ndarray:
     """Mean over queries of -Σ_j w_ij ln w_ij, in nats. weights (L, H, N, N) -> (L, H)."""
     w = weights.astype(np.float64)
-    plogp = np.where(w > 0, w * np.log(np.where(w > 0, w, 1.0)), 0.0)
-    return -plogp.sum(-1).mean(-1)
+    logw = np.log(w, out=np.zeros_like(w), where=w > 0)          # 0 where w == 0, so 0·ln 0 counts as 0
+    return -(w * logw).sum(-1).mean(-1)
 
 
 def max_entropy(weights: np.ndarray) -> np.ndarray:
@@ -77,27 +77,29 @@ def token_share(weights: np.ndarray, tokens: list[str], names) -> np.ndarray:
 def _pronoun_candidates(tokens: list[str]) -> list[tuple[int, list[int]]]:
     """(pronoun position, its earlier content words ≥ 2 tokens back) for every pronoun that has some."""
     out = []
+    content = [j for j, t in enumerate(tokens) if _content(t)]
     for i, t in enumerate(tokens):
         if t.strip().lower() in PRONOUNS:
-            cands = [j for j in range(i - 1) if _content(tokens[j])]
+            cands = [j for j in content if j < i - 1]
             if cands:
                 out.append((i, cands))
     return out
 
 
-def coref_score(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
+def coref_score(weights: np.ndarray, tokens: list[str], pairs=None) -> np.ndarray | None:
     """Mean over pronoun queries of the largest weight on one earlier content word at distance ≥ 2.
-    None when the text has no pronoun with an earlier content word. -> (L, H)."""
-    scores = [weights[:, :, i, cands].max(-1) for i, cands in _pronoun_candidates(tokens)]
+    None when the text has no pronoun with an earlier content word. pairs: _pronoun_candidates(tokens), when
+    already found. -> (L, H)."""
+    scores = [weights[:, :, i, cands].max(-1) for i, cands in pairs or _pronoun_candidates(tokens)]
     return np.mean(scores, axis=0) if scores else None
 
 
-def coref_resolved(weights: np.ndarray, tokens: list[str]) -> np.ndarray | None:
+def coref_resolved(weights: np.ndarray, tokens: list[str], pairs=None) -> np.ndarray | None:
     """Share of pronoun queries whose row's argmax (over all keys) is an earlier content word at distance ≥ 2,
     with weight ≥ COREF_MIN and at least COREF_MARGIN above the row's second-largest weight. None when the
     text has no pronoun with an earlier content word. -> (L, H)."""
     hits = []
-    for i, cands in _pronoun_candidates(tokens):
+    for i, cands in pairs or _pronoun_candidates(tokens):
         rows = weights[:, :, i, :].astype(np.float64)                  # (L, H, N), N ≥ 3 (a candidate is 2 back)
         top2 = np.sort(rows, axis=-1)[..., -2:]                        # (L, H, 2): second, best
         best, second = top2[..., 1], top2[..., 0]
@@ -125,9 +127,10 @@ def head_stats(weights: np.ndarray, tokens: list[str]) -> dict[str, np.ndarray]:
         "sep": token_share(weights, tokens, ("[SEP]", "[EOS]")),
     }
     stats["sink"] = token_share(weights, tokens, ("[CLS]", "[SEP]", "[BOS]", "[EOS]"))
-    coref = coref_score(weights, tokens)
+    pairs = _pronoun_candidates(tokens)
+    coref = coref_score(weights, tokens, pairs)
     stats["coref"] = coref if coref is not None else np.full(weights.shape[:2], np.nan)
-    resolved = coref_resolved(weights, tokens)
+    resolved = coref_resolved(weights, tokens, pairs)
     stats["coref_resolved"] = resolved if resolved is not None else np.full(weights.shape[:2], np.nan)
     return stats
 
