@@ -64,7 +64,7 @@ def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
         _again(key, multi)
     s[_question(key)] = identity
     box = st.container(border=True)
-    head, switch = box.columns([5, 1], vertical_alignment="center")
+    head, switch = box.columns([3, 1], vertical_alignment="center")
     asking = switch.toggle("Predict first", True, key=SWITCH, bind=_url.BIND, persist_state=_url.KEEP,
                            help=SWITCH_HELP)
     if not asking:

@@ -43,15 +43,16 @@ def plot_mask(mask: np.ndarray, *, title: str | None = None, labels=None, height
     return style(_grid(fig, len(m), height), title)
 
 
-def plot_mask_grid(masks: dict, *, mark: tuple[int, int], cols: int = 6, title: str | None = None) -> go.Figure:
+def plot_mask_grid(masks: dict, *, mark: tuple[int, int], cols: int = 4, title: str | None = None) -> go.Figure:
     """Small multiples: masks name -> (n, n) bool (a corner of each mask), one panel each, the cell
-    [query, key] = `mark` outlined in red and each panel titled with its name and whether that cell is allowed."""
+    [query, key] = `mark` outlined in red and each panel titled with its name and, on a second line, whether
+    that cell is allowed."""
     i, j = mark
     names = list(masks)
     rows = -(-len(names) // cols)
-    titles = [f"{html.escape(str(k), quote=False)}: {'sees' if masks[k][i, j] else 'blocked'}" for k in names]
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.02,
-                        vertical_spacing=0.12 if rows > 1 else 0.0)
+    titles = [f"{html.escape(str(k), quote=False)}<br>{'sees' if masks[k][i, j] else 'blocked'}" for k in names]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.06,
+                        vertical_spacing=0.14 if rows > 1 else 0.0)
     for a, name in enumerate(names):
         m = np.asarray(masks[name], dtype=np.uint8)
         r, c = divmod(a, cols)
@@ -67,7 +68,8 @@ def plot_mask_grid(masks: dict, *, mark: tuple[int, int], cols: int = 6, title: 
         fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color="#d62728", width=2),
                       row=r + 1, col=c + 1)
     fig.update_annotations(font_size=13)
-    return style(fig, title, 60 + 220 * rows)
+    fig = style(fig, title, 70 + 230 * rows)
+    return fig.update_layout(margin=dict(t=100)) if title else fig         # the panels' titles under the figure's
 
 
 def difference_codes(a: np.ndarray, b: np.ndarray) -> np.ndarray:

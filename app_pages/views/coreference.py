@@ -71,7 +71,7 @@ def ask(run, words: list[str], src: int, chosen: tuple[int, int]) -> bool:
     name, word = head_label(*chosen), md(words[src])
     question = (f"Which word will **{word}** attend to most in head **{name}**, the coreference head? The arrows "
                 "and weights below appear once you have predicted.")
-    explain = (f"The answer is the largest weight in the row of {word} in {name}, in whole words (a word's weight "
+    explain = (f"The answer is the largest weight in the row of “{word}” in {name}, in whole words (a word's weight "
                f"sums its pieces'): **{row[j]:.3f}** on **{md(run.tokens[j])}**. Nobody drew that arrow: training "
                "only asked the model to fill in masked pieces and to name each pronoun's noun.")
     return _predict.predict("coref_predict", question, options, j, explain, format_func=words.__getitem__,

@@ -111,15 +111,20 @@ def lecture_section():
 
 
 # ---- why √d_k -----------------------------------------------------------------------------------
-def predict_scaling(s: steps.HeadSteps, token: int) -> bool:
-    """Predict first: what softmax gives the live head's real scores for the query token without the ÷√d_k;
-    once revealed, both weight rows side by side. True when the answer may be shown."""
-    D, row = s.d_k, s.scores[token]                                        # (T,) q·k, −inf where masked
+def predict_scaling(model, s: steps.HeadSteps, token: int, mask) -> bool:
+    """Predict first: what softmax gives the real scores of the query token without the ÷√d_k, in the head of the
+    live layer that spreads that token's weights the most (a one-hot row has no room to sharpen); once revealed,
+    both weight rows side by side. True when the answer may be shown."""
+    heads = [steps.head_steps(model, s.X, s.layer, h, mask, s.tokens) for h in range(model.config.n_heads)]
+    s = min(heads, key=lambda one: one.weights[token].max())
+    D = s.d_k
+    row = np.where(np.isfinite(s.scaled[token]), s.scores[token], -np.inf)  # (T,) q·k, −inf where masked
     ex = steps.without_scaling(row, D)
     label = _url.word_labels(s.tokens)[token]                             # "it", not the BPE piece " it"
     name, word = head_label(s.layer, s.head), md(label)
-    question = (f"Head **{name}** scores the query **{word}** against its {int(np.isfinite(row).sum())} keys with "
-                f"q·k, then divides by √d_k = √{D} ≈ {np.sqrt(D):.2f} before the softmax: its largest weight is "
+    question = (f"Of the {len(heads)} heads of **{layer_label(s.layer)}**, **{head_only(s.head)}** spreads the "
+                f"query **{word}** the most: it scores q·k against {int(np.isfinite(row).sum())} keys, divides by "
+                f"√d_k = √{D} ≈ {np.sqrt(D):.2f}, and its largest weight after the softmax is "
                 f"**{ex['max_scaled']:.3f}**. Without the division, what would softmax(q·k) give?")
     explain = (f"Largest weight **{ex['max_scaled']:.3f}** with ÷√{D}, **{ex['max_unscaled']:.3f}** without; "
                f"entropy {ex['entropy_scaled']:.3f} vs {ex['entropy_unscaled']:.3f} nats. Without the division the "
@@ -131,14 +136,14 @@ def predict_scaling(s: steps.HeadSteps, token: int) -> bool:
         return False
     st.plotly_chart(plot_softmax_bars({f"scaled: softmax(q·k/√{D})": ex["weights_scaled"],
                                        "no scaling: softmax(q·k)": ex["weights_unscaled"]}, keys=s.tokens,
-                                      title=f"{name}, query “{esc(label)}”: the real scores, with and "
-                                            "without ÷√d_k"),
+                                      title=f"{name}, query “{esc(label)}”: the real scores, with and without "
+                                            "÷√d_k"),
                     width="stretch", key="steps_predict_bars")
     return True
 
 
 def scaling_section(live=None):
-    """live: (HeadSteps, query token) of the sidebar's model, asked about first; None without a model."""
+    """live: (model, HeadSteps, query token, mask) of the sidebar's model, asked about first; None without one."""
     if live is not None and not predict_scaling(*live):
         return
     st.markdown("For random q and k with unit-variance entries, q·k has variance d_k. Without the scaling "
@@ -317,7 +322,7 @@ def render():
         model, _ = _resources.model_or_stop(name)
         with st.container(border=True):
             st.caption(f"Live model: **{name}** (pick another in the sidebar); these controls drive the tabs "
-                       "One head, Multi-head, The layer and Causal mask, and the prediction in Why √d_k.")
+                       "One head, Multi-head, The layer and Causal mask (and the layer and token of Why √d_k).")
             tokens, hidden, layer, head, token = live_controls(name, model)
         mask = steps.model_mask(model, len(tokens))
         s = steps.head_steps(model, hidden[layer], layer, head, mask, tokens)
@@ -330,7 +335,7 @@ def render():
             lecture_section()
     if tabs["Why √d_k"].open:
         with tabs["Why √d_k"]:
-            scaling_section(None if model is None else (s, token))
+            scaling_section(None if model is None else (model, s, token, mask))
     live = {"One head": lambda: one_head_section(model, s, token, mask),
             "Multi-head": lambda: multi_head_section(model, s, mask),
             "The layer": lambda: layer_section(model, s, hidden, token, mask),

@@ -121,7 +121,7 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
     for k, trace, title in zip(asked, grid["data"], titles):
         z = values(trace["z"])
         assert z.shape == (16, 16) and bool(z[5, 9]) == (k in right), k
-        assert title.endswith(": sees" if k in right else ": blocked")
+        assert title.endswith("<br>sees" if k in right else "<br>blocked")
 
     at.button(key="masks_predict_again").click().run()
     assert "masks_predict_grid" not in charts(at)
@@ -139,21 +139,23 @@ def test_step_by_step_asks_what_softmax_gives_without_the_scaling(coref):
     text = "The restaurant refused to serve me a ham sandwich because it was too salty."
     run = run_text(model, tok, text, "cls_sep")
     it = [t.strip() for t in run.tokens].index("it")
-    w = run.weights[1, 1, it].astype(np.float64)                             # softmax(q·k/√d_k), from the model
+    rows = run.weights[1, :, it].astype(np.float64)                          # softmax(q·k/√d_k), from the model
+    head = int(rows.max(1).argmin())                                         # L1's head that spreads "it" most
+    w = rows[head]
     d_k = model.config.d_model // model.config.n_heads
     unscaled = w ** math.sqrt(d_k) / (w ** math.sqrt(d_k)).sum()              # softmax(q·k)
     assert unscaled.max() - w.max() > steps.SAME_WITHIN                      # so the answer is "more peaked"
 
     at = open_page("step_by_step.py", timeout=180)
     at.selectbox(key="steps_layer").set_value(1)
-    at.selectbox(key="steps_head").set_value(1)
     at.session_state["steps_tab"] = "Why √d_k"
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     token = at.selectbox(key="steps_token")
     assert token.format_func(token.value) == "it"
     question = next(m.value for m in at.markdown if m.value.startswith("**Predict first.**"))
-    assert "Head **L1 H1** scores the query **it**" in question and f"**{w.max():.3f}**" in question
+    assert f"heads of **L1**, **H{head}** spreads the query **it** the most" in question
+    assert f"**{w.max():.3f}**" in question
     assert not charts(at) and not at.metric                                  # no bars, curves or numbers yet
 
     reveal(at, "steps_predict", "flatter")
@@ -177,3 +179,13 @@ def test_a_link_with_predictions_off_shows_every_answer_at_once():
     assert not at.button_group and {"coref_arrows", "coref_rows"} <= set(charts(at))
     assert any(c.value == "Predictions are off: the answers are shown at once." for c in at.caption)
     assert at.toggle(key="predict").value is False and at.query_params["predict"] == "false"
+
+
+def test_a_decoder_is_asked_about_the_keys_its_causal_mask_leaves():
+    model, meta = checkpoints.load("general_gpt")
+    text = "The restaurant refused to serve me a ham sandwich because it was too salty."
+    tokens = run_text(model, text_input.tokenizer_of(meta), text, text_input.rule_of(meta)).tokens
+    it = [t.strip() for t in tokens].index("it")
+    at = open_link("step_by_step.py", text_model="general_gpt", steps_tab="Why √d_k")
+    question = next(m.value for m in at.markdown if m.value.startswith("**Predict first.**"))
+    assert f"scores q·k against {it + 1} keys" in question                   # itself and the tokens before it
