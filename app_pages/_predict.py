@@ -56,9 +56,10 @@ def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
     """Ask `question` (Markdown; the caller escapes typed text) with `options` as pills and hide the answer
     until **Reveal**; return True when the caller may show the answer: revealed, or predictions switched off.
 
-    answer: the right option, or with multi=True the collection of right options (possibly empty: "none of
-    them"). explain: one line (Markdown) shown under the verdict. identity: what the question is about (a text
-    and a word); when it changes the pick is cleared and the question asked again. One call per page run."""
+    format_func: an option's name as plain text (escaped here). answer: the right option, or with multi=True the
+    collection of right options (possibly empty: "none of them"). explain: one line (Markdown) under the verdict.
+    identity: what the question is about (a text and a word); when it changes the pick is cleared and the
+    question asked again. One call per page run."""
     s = st.session_state
     if s.get(_question(key), identity) != identity:          # another question: nothing picked, nothing shown
         _again(key, multi)
@@ -74,7 +75,8 @@ def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
     shown = bool(s.get(_shown(key)))
     with box:
         pick = st.pills("Pick every one that does (or none)" if multi else "Your prediction", list(options),
-                        selection_mode="multi" if multi else "single", key=_pick(key), format_func=format_func,
+                        selection_mode="multi" if multi else "single", key=_pick(key),
+                        format_func=lambda o: md(format_func(o)),          # a pill renders Markdown: typed words
                         disabled=shown, persist_state=_url.KEEP)
         if not shown:
             st.button("Reveal", type="primary", key=f"{key}_reveal", on_click=_reveal, args=(key,),

@@ -17,10 +17,13 @@ TEXT_ELEMENTS = ("title", "header", "subheader", "markdown", "caption", "info", 
 OPTION_WIDGETS = ("selectbox", "multiselect", "radio")
 ALIBI_HEADS = 16                        # the positional page's ALiBi picker offers up to 16 heads of no model
 # (page, session-state values to set before a run): each run draws what the earlier ones did not
-VIEWS = [("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}), ("generation.py", {}),
-         ("translation.py", {}),
-         ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
+# (predictions on: the questions; off: the answers they hide)
+VIEWS = [("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}), ("coreference.py", {"predict": False}),
+         ("generation.py", {}), ("translation.py", {}),
+         ("masks.py", {}), ("masks.py", {"predict": False}), ("images.py", {}),
+         ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
+         *[("step_by_step.py", {"steps_tab": "Why √d_k", "predict": p}) for p in (True, False)],
          *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
          ("lecture.py", {})]
 

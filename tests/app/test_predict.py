@@ -105,7 +105,9 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
     assert not at.exception, [e.message for e in at.exception]
     pills = at.button_group(key="masks_predict_pick")
     titles = {masks.PATTERNS[k].title: k for k in masks.PATTERNS}
-    asked = [titles[label.split(" · ")[0]] for label in pills.options]      # "Sliding window · w = 2"
+    assert pills.options[0] == "Full \\(encoder\\)"                              # a pill renders Markdown: escaped
+    shown = [label.replace("\\", "") for label in pills.options]
+    asked = [titles[label.split(" · ")[0]] for label in shown]               # "Sliding window · w = 2"
     assert set(asked) == set(masks.PATTERNS) - {"swin"} and pills.value == []
     right = [k for k in asked if allows_5_to_9(k, 32)]
     assert {"full", "dilated", "strided"} <= set(right) and "causal" not in right and "window" not in right
@@ -114,7 +116,7 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
     reveal(at, "masks_predict", ["full", "window"])
     said = verdicts(at)[0]
     assert said.startswith("Not quite. You said “Full (encoder)” and “Sliding window · w = 2”; the answer is ")
-    for k, label in zip(asked, pills.options):
+    for k, label in zip(asked, shown):
         assert (f"“{label}”" in said.split("the answer is")[1]) == (k in right), k
     grid = charts(at)["masks_predict_grid"]
     titles = [a["text"] for a in grid["layout"]["annotations"][:len(asked)]]
