@@ -1,7 +1,10 @@
 """Figures of the mask lab: a mask, two masks' difference, the reach of k layers, allowed pairs and
 measured cost against N. numpy and plain values in, Plotly figures out."""
+import html
+
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from .heatmap import safe_labels
 from .theme import HEAD_COLOURS, style
@@ -38,6 +41,35 @@ def plot_mask(mask: np.ndarray, *, title: str | None = None, labels=None, height
                                showscale=False, xgap=1 if len(m) <= 48 else 0, ygap=1 if len(m) <= 48 else 0,
                                hovertemplate="query %{y} → key %{x}: %{z} (1 = may attend)<extra></extra>"))
     return style(_grid(fig, len(m), height), title)
+
+
+def plot_mask_grid(masks: dict, *, mark: tuple[int, int], cols: int = 4, title: str | None = None) -> go.Figure:
+    """Small multiples: masks name -> (n, n) bool (a corner of each mask), one panel each, the cell
+    [query, key] = `mark` outlined in red and each panel titled with its name and, on a second line, whether
+    that cell is allowed."""
+    i, j = mark
+    names = list(masks)
+    rows = -(-len(names) // cols)
+    titles = [f"{html.escape(str(k), quote=False)}<br>{'sees' if masks[k][i, j] else 'blocked'}" for k in names]
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.06,
+                        vertical_spacing=0.14 if rows > 1 else 0.0)
+    for a, name in enumerate(names):
+        m = np.asarray(masks[name], dtype=np.uint8)
+        r, c = divmod(a, cols)
+        fig.add_trace(go.Heatmap(z=m, zmin=0, zmax=1, colorscale=[[0, BLOCKED], [1, ALLOWED]], showscale=False,
+                                 xgap=1, ygap=1, name=html.escape(str(name), quote=False),
+                                 hovertemplate="query %{y} → key %{x}: %{z} (1 = may attend)"
+                                               "<extra>%{fullData.name}</extra>"), row=r + 1, col=c + 1)
+        ticks = sorted({0, i, j, len(m) - 1})
+        suffix = "" if a == 0 else str(a + 1)
+        fig.update_xaxes(tickvals=ticks, tickfont=dict(size=10), constrain="domain", row=r + 1, col=c + 1)
+        fig.update_yaxes(tickvals=ticks, tickfont=dict(size=10), autorange="reversed", scaleanchor=f"x{suffix}",
+                         constrain="domain", row=r + 1, col=c + 1)
+        fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color="#d62728", width=2),
+                      row=r + 1, col=c + 1)
+    fig.update_annotations(font_size=13)
+    fig = style(fig, title, 70 + 230 * rows)
+    return fig.update_layout(margin=dict(t=100)) if title else fig         # the panels' titles under the figure's
 
 
 def difference_codes(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -136,14 +136,16 @@ def plot_saturation(d_k, max_scaled, max_unscaled, grad_scaled, grad_unscaled, *
     return style(fig, None, 380)
 
 
-def plot_softmax_bars(weights_by_name: dict, *, title: str | None = None) -> go.Figure:
-    """Softmax weights over the keys for each variant. weights_by_name: name -> (n_keys,)."""
+def plot_softmax_bars(weights_by_name: dict, *, title: str | None = None, keys=None) -> go.Figure:
+    """Softmax weights over the keys for each variant. weights_by_name: name -> (n_keys,); keys: the keys' names
+    (k1, k2, … when None). Each bar is labelled with its weight up to 12 keys, beyond only on hover."""
     fig = go.Figure()
     colours = (SCALED_COLOUR, UNSCALED_COLOUR)
     for i, (name, w) in enumerate(weights_by_name.items()):
         w = np.asarray(w, dtype=np.float64)
-        fig.add_trace(go.Bar(x=[f"k{j + 1}" for j in range(len(w))], y=w, name=html.escape(name, quote=False),
-                             marker_color=colours[i % 2], text=[f"{v:.4f}" for v in w], textposition="outside",
+        x = safe_labels(keys) if keys is not None else [f"k{j + 1}" for j in range(len(w))]
+        fig.add_trace(go.Bar(x=x, y=w, name=html.escape(name, quote=False), marker_color=colours[i % 2],
+                             text=[f"{v:.4f}" for v in w] if len(w) <= 12 else None, textposition="outside",
                              customdata=[exact(v) for v in w],
                              hovertemplate="%{x}: %{customdata}<extra>%{fullData.name}</extra>"))
     fig.update_yaxes(range=[0, 1.15], title="softmax weight")

@@ -5,16 +5,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _url
+from app_pages import _predict, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run
 from labels import head_label
+from model.analysis.head_stats import antecedent_candidates
 from model.data import course_world as corpus
 from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
 from viz.heatmap import plot_heatmap
 
 MAX_CHARS = 1200
+MAX_OPTIONS = 12              # the nearest earlier content words offered as a pronoun's candidates
 PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
 OWN = "Your own text"
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
@@ -57,6 +59,25 @@ def _word(run, i: int) -> str:
     return f"word {i}" + (", pieces " + " ".join(f"‘{p}’" for p in pieces) if len(pieces) > 1 else "")
 
 
+def ask(run, words: list[str], src: int, chosen: tuple[int, int]) -> bool:
+    """Predict first: which word the pronoun at `src` attends to most in the coreference head. The options are
+    its earlier content words (the nearest MAX_OPTIONS) and the head's answer, whole words in text order.
+    True when the answer may be shown."""
+    row = run.weights[chosen[0], chosen[1], src]                          # (N,) whole words
+    j = int(row.argmax())
+    options = sorted(set(antecedent_candidates(list(run.tokens), src)[-MAX_OPTIONS:]) | {j})
+    if len(options) < 2:
+        return True
+    name, word = head_label(*chosen), md(words[src])
+    question = (f"Which word will **{word}** attend to most in head **{name}**, the coreference head? The arrows "
+                "and weights below appear once you have predicted.")
+    explain = (f"The answer is the largest weight in the row of “{word}” in {name}, in whole words (a word's weight "
+               f"sums its pieces'): **{row[j]:.3f}** on **{md(run.tokens[j])}**. Nobody drew that arrow: training "
+               "only asked the model to fill in masked pieces and to name each pronoun's noun.")
+    return _predict.predict("coref_predict", question, options, j, explain, format_func=words.__getitem__,
+                            identity=(run.tokens, src))
+
+
 def pronoun_view(run, chosen: tuple[int, int]):
     tokens, L, H = run.tokens, run.n_layers, run.n_heads
     pronouns = _pronouns(tokens)
@@ -80,6 +101,8 @@ def pronoun_view(run, chosen: tuple[int, int]):
     layer, h = c2.selectbox("Head for the arrows", heads, index=heads.index(chosen), key="coref_head",
                             format_func=lambda lh: head_label(*lh), bind=BIND, persist_state=KEEP,
                             help=f"{head_label(*chosen)} is the coreference head, chosen on validation.")
+    if src in pronouns and not ask(run, words, src, chosen):
+        return
     row = run.weights[layer, h, src]                                     # (N,)
     j = int(row.argmax())
     which = " (the coreference head, chosen on validation)" if (layer, h) == chosen else ""

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _url
+from app_pages import _predict, _resources, _runs, _url
 from app_pages._markup import visible
 from app_pages._numbers import count
 from labels import head_label, head_only, layer_label
@@ -25,6 +25,12 @@ MAX_POSITIONS = 64
 SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384]
 TABS = ["Pattern lab", "Receptive field", "Live effect", "Cost"]
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
+LAB_WIDTH = 2                            # the lab's window width (each side), also the prediction's
+QUERY, KEY = 5, 9                        # the prediction: which masks let token 5 see token 9
+CORNER = 16                              # the masks' corner drawn after the prediction: tokens 0..15
+ASKED = [k for k in masks.PATTERNS if k != "swin"]        # Swin's windows live on an image grid
+SHORT = {"width": "w", "dilation": "d", "positions": "global", "n_global": "g", "per_row": "r", "seed": "seed",
+         "stride": "s", "block": "b", "length": "real length"}
 
 
 def parse_positions(text: str, n: int) -> tuple[int, ...]:
@@ -69,6 +75,42 @@ def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None =
     causal = pat.can_be_causal and causal_box and st.checkbox("causal version", key=f"{prefix}_causal", bind=BIND,
                                                               persist_state=KEEP)
     return key, params, causal
+
+
+def asked_params(key: str) -> dict:
+    """A pattern's parameters in the prediction: its defaults, with the lab's window width."""
+    p = masks.PATTERNS[key].defaults()
+    return {**p, "width": LAB_WIDTH} if "width" in p else p
+
+
+def asked_label(key: str) -> str:
+    """'Dilated window · w = 2, d = 2': the title and the parameters the prediction uses."""
+    params = ", ".join(f"{SHORT[p]} = {', '.join(map(str, v)) if isinstance(v, tuple) else v}"
+                       for p, v in asked_params(key).items())
+    return masks.PATTERNS[key].title + (f" · {params}" if params else "")
+
+
+def predict_section(n: int):
+    """Predict first: which patterns let token QUERY see token KEY at this N; the answer is read from the masks
+    themselves (entry [QUERY, KEY]), then their corners are drawn with that cell outlined."""
+    if n <= KEY:
+        st.caption(f"At N ≥ {KEY + 1} the lab asks which masks let token {QUERY} see token {KEY}.")
+        return
+    built_masks = {k: masks.build(k, n, **asked_params(k)) for k in ASKED}
+    answer = [k for k, m in built_masks.items() if m[QUERY, KEY]]
+    gap = KEY - QUERY
+    question = (f"With N = {n}, which masks let token **{QUERY}** (the query) see token **{KEY}** (the key)? "
+                "Each pattern with the parameters named; the masks appear once you have predicted.")
+    explain = (f"Token {QUERY} may attend token {KEY} where row {QUERY}, column {KEY} of the mask is True (outlined "
+               f"below). The key is {gap} positions ahead: a causal mask never allows it, a window needs w ≥ {gap}, "
+               f"a dilation or a stride must land on {gap}, a block must hold both, random keys are a draw.")
+    if _predict.predict("masks_predict", question, ASKED, answer, explain, format_func=asked_label, multi=True,
+                        identity=n):
+        corner = min(n, CORNER)
+        st.plotly_chart(viz.plot_mask_grid({masks.PATTERNS[k].title.split(" (")[0]: m[:corner, :corner]
+                                            for k, m in built_masks.items()}, mark=(QUERY, KEY),
+                                           title=f"Tokens 0–{corner - 1} of each {n} × {n} mask"),
+                        key="masks_predict_grid")
 
 
 def built(key: str, n: int, params: dict, causal: bool):
@@ -129,12 +171,13 @@ def lab_section():
     _url.stale_number("masks_n", 4, MAX_DRAW_N, "sequence length", 32)
     n = int(st.number_input("Sequence length N", 4, MAX_DRAW_N, 32, 4, key="masks_n", bind=BIND, persist_state=KEEP,
                             help=f"Drawn up to N = {MAX_DRAW_N}; the cost section goes to 16k."))
+    predict_section(n)
     left, right = st.columns(2)
     chosen = {}
     for side, col, default in (("A", left, "window"), ("B", right, "extra_global")):
         with col, st.container(border=True):
             st.markdown(f"**Pattern {side}**")
-            key, params, causal = pattern_controls(f"masks_{side}", n, default, dict(width=2))
+            key, params, causal = pattern_controls(f"masks_{side}", n, default, dict(width=LAB_WIDTH))
             chosen[side] = (key, params, causal, built(key, n, params, causal))
     cols = st.columns(2)
     for col, side in zip(cols, "AB"):

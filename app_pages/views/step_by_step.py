@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _state, _url
-from app_pages._markup import md
+from app_pages import _predict, _resources, _runs, _state, _url
+from app_pages._markup import esc, md
 from app_pages._numbers import plain
 from labels import file_label, head_label, head_only, layer_label
 from model import reference
@@ -21,6 +21,8 @@ N_KEYS = 8
 MAX_CHARS = 2000                      # the text box's limit, no more than a link carries (_url.URL_TEXT_MAX)
 BIND, KEEP = _url.BIND, _url.KEEP     # every input is in the URL and survives a visit to another page
 TABS = ["One head", "The lecture's example", "Why √d_k", "Multi-head", "The layer", "Causal mask"]
+CHANGE_LABELS = {"flatter": "Flatter (closer to uniform)", "about the same": "About the same",
+                 "more peaked": "More peaked (closer to one-hot)"}
 
 
 def to_json(arrays: dict) -> str:
@@ -109,7 +111,41 @@ def lecture_section():
 
 
 # ---- why √d_k -----------------------------------------------------------------------------------
-def scaling_section():
+def predict_scaling(model, s: steps.HeadSteps, token: int, mask) -> bool:
+    """Predict first: what softmax gives the real scores of the query token without the ÷√d_k, in the head of the
+    live layer that spreads that token's weights the most (a one-hot row has no room to sharpen); once revealed,
+    both weight rows side by side. True when the answer may be shown."""
+    heads = [steps.head_steps(model, s.X, s.layer, h, mask, s.tokens) for h in range(model.config.n_heads)]
+    s = min(heads, key=lambda one: one.weights[token].max())
+    D = s.d_k
+    row = np.where(np.isfinite(s.scaled[token]), s.scores[token], -np.inf)  # (T,) q·k, −inf where masked
+    ex = steps.without_scaling(row, D)
+    label = _url.word_labels(s.tokens)[token]                             # "it", not the BPE piece " it"
+    name, word = head_label(s.layer, s.head), md(label)
+    question = (f"Of the {len(heads)} heads of **{layer_label(s.layer)}**, **{head_only(s.head)}** spreads the "
+                f"query **{word}** the most: it scores q·k against {int(np.isfinite(row).sum())} keys, divides by "
+                f"√d_k = √{D} ≈ {np.sqrt(D):.2f}, and its largest weight after the softmax is "
+                f"**{ex['max_scaled']:.3f}**. Without the division, what would softmax(q·k) give?")
+    explain = (f"Largest weight **{ex['max_scaled']:.3f}** with ÷√{D}, **{ex['max_unscaled']:.3f}** without; "
+               f"entropy {ex['entropy_scaled']:.3f} vs {ex['entropy_unscaled']:.3f} nats. Without the division the "
+               f"scores are {np.sqrt(D):.2f} times further apart, and softmax turns larger gaps into a sharper peak "
+               f"(“more peaked”: the largest weight grows by more than {steps.SAME_WITHIN})"
+               + (": this row is already almost one-hot, with little room left." if ex["max_scaled"] > 0.95 else "."))
+    if not _predict.predict("steps_predict", question, steps.CHANGES, ex["change"], explain,
+                            format_func=CHANGE_LABELS.get):
+        return False
+    st.plotly_chart(plot_softmax_bars({f"scaled: softmax(q·k/√{D})": ex["weights_scaled"],
+                                       "no scaling: softmax(q·k)": ex["weights_unscaled"]}, keys=s.tokens,
+                                      title=f"{name}, query “{esc(label)}”: the real scores, with and without "
+                                            "÷√d_k"),
+                    width="stretch", key="steps_predict_bars")
+    return True
+
+
+def scaling_section(live=None):
+    """live: (model, HeadSteps, query token, mask) of the sidebar's model, asked about first; None without one."""
+    if live is not None and not predict_scaling(*live):
+        return
     st.markdown("For random q and k with unit-variance entries, q·k has variance d_k. Without the scaling "
                 "the scores spread out as d_k grows, softmax puts almost all weight on one key, and its "
                 "gradient vanishes. Dividing by √d_k keeps the variance at 1.")
@@ -146,7 +182,7 @@ def live_controls(name: str, model):
         st.info(md(n))
     T = len(tokens)
     words = _url.word_labels(tokens)              # the token is picked by word: a link survives a new tokenizer
-    first_token = tokens.index("it") if "it" in tokens else min(1, T - 1)
+    first_token = words.index("it") if "it" in words else min(1, T - 1)     # a BPE piece is " it"
     _url.stale_link("steps_layer", [layer_label(i) for i in range(c.n_layers)], "layer", layer_label(0))
     _url.stale_link("steps_head", [head_only(i) for i in range(c.n_heads)], "head", head_only(0))
     _url.stale_link("steps_token", words, "the word", words[first_token])
@@ -286,7 +322,7 @@ def render():
         model, _ = _resources.model_or_stop(name)
         with st.container(border=True):
             st.caption(f"Live model: **{name}** (pick another in the sidebar); these controls drive the tabs "
-                       "One head, Multi-head, The layer and Causal mask.")
+                       "One head, Multi-head, The layer and Causal mask (and the layer and token of Why √d_k).")
             tokens, hidden, layer, head, token = live_controls(name, model)
         mask = steps.model_mask(model, len(tokens))
         s = steps.head_steps(model, hidden[layer], layer, head, mask, tokens)
@@ -299,7 +335,7 @@ def render():
             lecture_section()
     if tabs["Why √d_k"].open:
         with tabs["Why √d_k"]:
-            scaling_section()
+            scaling_section(None if model is None else (model, s, token, mask))
     live = {"One head": lambda: one_head_section(model, s, token, mask),
             "Multi-head": lambda: multi_head_section(model, s, mask),
             "The layer": lambda: layer_section(model, s, hidden, token, mask),

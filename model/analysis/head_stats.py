@@ -74,13 +74,23 @@ def token_share(weights: np.ndarray, tokens: list[str], names) -> np.ndarray:
     return weights[..., cols].astype(np.float64).sum(-1).mean(-1)
 
 
+def antecedent_candidates(tokens: list[str], i: int) -> list[int]:
+    """The positions a pronoun at position i may point back to: the earlier content words at least 2 tokens back
+    (not punctuation, a function word, a pronoun or a special token), in order."""
+    return [j for j in range(i - 1) if _content(tokens[j])]
+
+
 def _pronoun_candidates(tokens: list[str]) -> list[tuple[int, list[int]]]:
-    """(pronoun position, its earlier content words ≥ 2 tokens back) for every pronoun that has some."""
+    """(pronoun position, its antecedent_candidates) for every pronoun that has some."""
     out = []
     content = [j for j, t in enumerate(tokens) if _content(t)]
     for i, t in enumerate(tokens):
         if t.strip().lower() in PRONOUNS:
+<<<<<<< HEAD
             cands = [j for j in content if j < i - 1]
+=======
+            cands = antecedent_candidates(tokens, i)
+>>>>>>> predict
             if cands:
                 out.append((i, cands))
     return out

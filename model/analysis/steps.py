@@ -290,6 +290,26 @@ def softmax_example(d_k: int, scaled: bool, n_keys: int = 8, seed: int = 0) -> d
     return {"scores": s, "logits": logits, "weights": p, "max_weight": float(top), "grad_norm": float(grad)}
 
 
+SAME_WITHIN = 0.05                                   # largest weights closer than this are "about the same"
+CHANGES = ("flatter", "about the same", "more peaked")
+
+
+def without_scaling(scores: np.ndarray, d_k: int) -> dict:
+    """One query's softmax with and without the 1/√d_k scaling. scores: (n,) q·k, −inf where masked.
+    Returns weights_scaled, weights_unscaled (n,); max_scaled, max_unscaled; entropy_scaled, entropy_unscaled
+    (nats); change: "more peaked" / "flatter" when the largest weight grows / shrinks by more than SAME_WITHIN
+    without the scaling, else "about the same"."""
+    s = np.asarray(scores, dtype=np.float64)
+    out = {}
+    for tag, logits in (("scaled", s / np.sqrt(d_k)), ("unscaled", s)):
+        p = reference.softmax(logits)
+        out[f"weights_{tag}"], out[f"max_{tag}"] = p, float(p.max())
+        out[f"entropy_{tag}"] = float(-(p[p > 0] * np.log(p[p > 0])).sum())
+    grows = out["max_unscaled"] - out["max_scaled"]
+    out["change"] = CHANGES[2] if grows > SAME_WITHIN else CHANGES[0] if grows < -SAME_WITHIN else CHANGES[1]
+    return out
+
+
 def saturation(d_ks, n_keys: int = 8, n_samples: int = 256, seed: int = 0) -> dict[str, np.ndarray]:
     """Mean max softmax weight and mean softmax-Jacobian norm over n_samples random queries, for each
     d_k, with and without the 1/√d_k scaling. Returns d_k, max_scaled, max_unscaled, grad_scaled,

@@ -1,9 +1,12 @@
 """The runs that together draw every page of the app: each page's default view, plus the lazy tabs and sections
-the default leaves undrawn. (page file, session-state values to set before the run), the values in English."""
+the default leaves undrawn, and the answers the predictions hide (predict off). (page file, session-state values to set
+before the run), the values in English."""
 VIEWS = [("home.py", {}), ("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}),
-         ("generation.py", {}), ("translation.py", {}),
-         ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
+         ("coreference.py", {"predict": False}), ("generation.py", {}), ("translation.py", {}),
+         ("masks.py", {}), ("masks.py", {"predict": False}), ("images.py", {}),
+         ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
+         *[("step_by_step.py", {"steps_tab": "Why √d_k", "predict": p}) for p in (True, False)],
          *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
          ("lecture.py", {})]
 TAB_KEYS = {"steps_tab", "pos_tab", "coref_tab", "masks_tab", "gen_tab", "tr_tab", "explorer_tab"}

@@ -1,6 +1,7 @@
 """The Coreference page in AppTest: the paragraph by default (in whole words), the gallery, typed text with
 words no vocabulary holds whole and without pronouns, the ranking computed from the model, the minimal-pair
-difference. The tabs are lazy (bound to the URL): a test opens one through its key."""
+difference. The tabs are lazy (bound to the URL): a test opens one through its key. The page is opened as a
+lecturer shows it, predictions off (?predict=false): the prediction itself is tested in tests/app/test_predict.py."""
 import base64
 import json
 
@@ -9,7 +10,7 @@ import pytest
 
 from model import checkpoints
 from model.data import course_world as corpus
-from tests.app.conftest import open_page
+from tests.app.conftest import open_link
 
 
 def _charts(at) -> list[dict]:
@@ -30,6 +31,11 @@ def _pronoun_box(at):
 
 def _markdown(at) -> str:
     return "\n".join(m.value for m in at.markdown)
+
+
+def open_page(page: str, timeout: float = 120):
+    """A fresh session on app_pages/<page> with every answer shown at once (?predict=false)."""
+    return open_link(page, predict="false")
 
 
 def _open_tab(at, label: str):

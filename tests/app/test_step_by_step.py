@@ -8,7 +8,7 @@ import pytest
 
 from model import checkpoints
 from model.analysis import steps
-from tests.app.conftest import open_page
+from tests.app.conftest import open_link, open_page
 from tests.conftest import save_random_text_model
 
 PAGE = "step_by_step.py"
@@ -58,7 +58,7 @@ def test_lecture_example_and_exercise_numbers_are_on_the_page():
 
 
 def test_no_scaling_toggle_saturates_softmax_at_large_d_k():
-    at = open_tab(open_page(PAGE), "Why √d_k")
+    at = open_tab(open_link(PAGE, predict="false"), "Why √d_k")       # shown at once, no prediction first
     at.select_slider(key="steps_dk").set_value(1024).run()
     scaled = float(at.metric[0].value)
     at.toggle(key="steps_no_scaling").set_value(True).run()

@@ -145,7 +145,7 @@ def test_a_100k_character_link_text_is_clipped_with_the_usual_notice_and_no_long
 # ---- coreference -------------------------------------------------------------------------------------------------
 def test_a_link_opens_coreference_on_its_text_pronoun_and_head(tiny):
     text = "The chef cooked the meal because it was late. Then they ate it."
-    at = open_link("coreference.py", coref_text=text, coref_pronoun="it (2)", coref_head="L0 H1")
+    at = open_link("coreference.py", coref_text=text, coref_pronoun="it (2)", coref_head="L0 H1", predict="false")
     assert at.text_area(key="coref_text").value == text
     assert at.selectbox(key="coref_example").value == coreference.OWN        # the gallery agrees with the text
     pronoun = at.selectbox(key="coref_pronoun")
@@ -191,7 +191,8 @@ def test_a_link_opens_step_by_step_on_its_text_layer_head_word_and_tab(tiny):
     token = at.selectbox(key="steps_token")
     assert token.format_func(token.value) == "the (2)" and token.value == 4        # [CLS] the chef cooked the
     assert any(c.value.startswith("Largest |difference| to the model's own output") for c in at.caption)
-    at = open_link("step_by_step.py", steps_tab="Why √d_k", steps_dk="1024", steps_no_scaling="true")
+    at = open_link("step_by_step.py", steps_tab="Why √d_k", steps_dk="1024", steps_no_scaling="true",
+                   predict="false")
     assert at.select_slider(key="steps_dk").value == 1024 and at.toggle(key="steps_no_scaling").value is True
     at = open_link("step_by_step.py", steps_token="zebra")
     assert "The link asked for the word “zebra”, which is not on this page now; showing “it”." in infos(at)

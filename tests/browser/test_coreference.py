@@ -1,5 +1,6 @@
-"""The Coreference page in a real browser: the paragraph's arrows drawn, the minimal-pair and ranking
-tabs drawn, typed markup shown as text (never run). Screenshots: screenshots/coreference_*.png."""
+"""The Coreference page in a real browser: the paragraph's arrows drawn once "it" was predicted, the minimal-pair
+and ranking tabs drawn, typed markup shown as text (never run) with predictions switched off. Screenshots:
+screenshots/coreference_*.png."""
 from playwright.sync_api import expect
 
 from tests.browser.conftest import shot, wait_for_app
@@ -23,6 +24,14 @@ def _wait_charts(page, n: int):
 
 def test_coreference_page_draws_arrows_pairs_ranking_and_escapes_typed_text(page, server_url):
     _open(page, server_url)
+    # predict first: the arrows wait for a pick and Reveal
+    expect(page.get_by_text("Which word will it attend to most", exact=False)).to_be_visible(timeout=60_000)
+    assert page.locator(CHART).count() == 0
+    page.locator('[data-testid="stButtonGroup"] button').filter(has_text="restaurant").click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Reveal").click()
+    wait_for_app(page)
+    expect(page.get_by_text("Correct: “restaurant”.", exact=False)).to_be_visible(timeout=60_000)
     expect(page.get_by_text("points it (word 11) at restaurant (word 2)", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)
     expect(page.locator(f"{CHART} .heatmaplayer image").first).to_be_attached(timeout=60_000)
@@ -46,6 +55,8 @@ def test_coreference_page_draws_arrows_pairs_ranking_and_escapes_typed_text(page
     box = page.get_by_role("textbox", name="Text", exact=True)
     box.fill('The <img src=x onerror=alert(1)> cafe closed because it was busy. <b>bold</b>')
     box.press("Control+Enter")
+    wait_for_app(page)
+    page.get_by_test_id("stCheckbox").get_by_text("Predict first", exact=True).click()   # off: shown at once
     wait_for_app(page)
     expect(page.get_by_text("points it (word", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)

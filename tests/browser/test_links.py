@@ -135,11 +135,14 @@ def test_a_copied_coreference_link_opens_the_same_view_in_a_new_browser(tabs, se
     type_text(first, COREF_TEXT)
     pick(first, "Pronoun", "they")
     pick(first, "Head for the arrows", "L0 H1")
+    first.get_by_test_id("stCheckbox").get_by_text("Predict first", exact=True).click()   # show, don't ask
+    wait_for_app(first, timeout=180_000)
     sentence = first.get_by_text(re.compile(r"^Head L0 H1 points they \(word \d+")).first
     expect(sentence).to_be_visible(timeout=60_000)
     said = sentence.text_content()
     url = copied_link(first)
-    assert url == first.url and {"coref_pronoun": "they", "coref_head": "L0 H1"}.items() <= params(url).items()
+    assert url == first.url and {"coref_pronoun": "they", "coref_head": "L0 H1",
+                                 "predict": "false"}.items() <= params(url).items()
     assert params(url)["coref_text"] == COREF_TEXT and params(url)["coref_example"] == "Your own text"
 
     second = tabs(height=2200).page

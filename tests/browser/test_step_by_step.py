@@ -1,5 +1,6 @@
 """In a real browser: the step-by-step page draws the lecture's matrices with their printed numbers, the
-√d_k curves react to the toggle, and the live tabs draw the shipped model's head (or say none is shipped)."""
+√d_k curves (once the softmax without scaling was predicted) react to the toggle, and the live tabs draw the
+shipped model's head (or say none is shipped)."""
 import json
 from pathlib import Path
 
@@ -57,6 +58,14 @@ def test_step_by_step_lecture_scaling_and_live_tabs(page, server_url):
 
     open_tab(page, "Why √d_k")
     panel = page.get_by_role("tabpanel", name="Why √d_k")
+    if has_text_model():                                   # predict first: the curves wait for a pick and Reveal
+        assert panel.locator('[data-testid="stMetricValue"]').count() == 0
+        panel.locator('[data-testid="stButtonGroup"] button').filter(has_text="More peaked").click()
+        settle(page)
+        panel.get_by_role("button", name="Reveal").click()
+        settle(page)
+        expect(panel.get_by_text("Correct: “More peaked (closer to one-hot)”.", exact=False)).to_be_visible()
+        shot(page, "step_by_step_predicted")
     panel.locator('[data-testid="stPlotlyChart"] .scatterlayer').first.wait_for(timeout=60_000)
     before = panel.locator('[data-testid="stMetricValue"]').first.inner_text()
     panel.get_by_test_id("stCheckbox").get_by_text("No scaling", exact=True).click()

@@ -73,6 +73,12 @@ def test_coreference_score_is_the_weight_from_the_pronoun_on_one_earlier_content
     assert stats["coref"][0].tolist() == pytest.approx([1.0, 0.0])
 
 
+def test_antecedent_candidates_are_the_earlier_content_words_two_or_more_back():
+    tokens = ["[CLS]", "The", " cafe", "chef", ",", "Anna", "said", "it", "was", "good", "."]
+    assert head_stats.antecedent_candidates(tokens, 7) == [2, 3, 5]           # "said" is right before "it"
+    assert head_stats.antecedent_candidates(tokens, 1) == []
+
+
 def test_coreference_score_is_nan_without_pronouns():
     w = stack(np.full((3, 3), 1 / 3, np.float32))
     assert np.isnan(head_stats.head_stats(w, ["[CLS]", "cat", "[SEP]"])["coref"]).all()

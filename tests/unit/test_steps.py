@@ -133,3 +133,25 @@ def test_softmax_example_jacobian_norm_matches_finite_differences():
     assert ex["grad_norm"] == pytest.approx(np.linalg.norm(jac), rel=1e-6)
     assert ex["max_weight"] == pytest.approx(ex["weights"].max())
     np.testing.assert_allclose(ex["logits"], ex["scores"] / 4.0)
+
+
+def test_without_scaling_on_the_exercise_scores_is_more_peaked():
+    """The lecture's exercise: scores 3 and 1, d_k = 4. Scaled, softmax([1.5, 0.5]) = [0.7311, 0.2689] (the printed
+    numbers); without the ÷2, softmax([3, 1]) = [e²/(e²+1), 1/(e²+1)] = [0.8808, 0.1192]."""
+    ex = steps.without_scaling(np.array([3.0, 1.0]), 4)
+    np.testing.assert_allclose(ex["weights_scaled"], [0.7311, 0.2689], atol=5e-5)
+    top = np.exp(2) / (np.exp(2) + 1)
+    np.testing.assert_allclose(ex["weights_unscaled"], [top, 1 - top], atol=1e-12)
+    entropy = -(top * np.log(top) + (1 - top) * np.log(1 - top))
+    assert ex["entropy_unscaled"] == pytest.approx(entropy) and ex["entropy_scaled"] > ex["entropy_unscaled"]
+    assert ex["change"] == "more peaked"
+
+
+def test_without_scaling_is_about_the_same_for_equal_or_one_hot_scores_and_ignores_masked_keys():
+    same = steps.without_scaling(np.array([0.7, 0.7, 0.7, -np.inf]), 64)     # the masked key gets 0 both ways
+    np.testing.assert_allclose(same["weights_unscaled"], [1 / 3, 1 / 3, 1 / 3, 0], atol=1e-15)
+    assert same["change"] == "about the same" and same["entropy_scaled"] == pytest.approx(np.log(3))
+    peaked = steps.without_scaling(np.array([80.0, 0.0]), 16)               # scaled: 1/(1+e⁻²⁰) already ≈ 1
+    assert peaked["max_scaled"] > 0.999 and peaked["change"] == "about the same"
+    flatter = steps.without_scaling(np.array([-1.0, 1.0]), 0.25)           # d_k < 1: "scaling" sharpens
+    assert flatter["change"] == "flatter"

@@ -74,3 +74,10 @@ def test_saturation_figure_draws_scaled_and_unscaled_or_just_one():
 def test_softmax_bars_show_each_key_weight():
     fig = plot_softmax_bars({"scaled": [0.7311, 0.2689]})
     assert list(fig.data[0].x) == ["k1", "k2"] and list(fig.data[0].text) == ["0.7311", "0.2689"]
+
+
+def test_softmax_bars_name_the_keys_escaped_and_write_numbers_only_when_they_fit():
+    few = plot_softmax_bars({"a": [0.25, 0.75]}, keys=["<b>", "cat"]).data[0]
+    assert list(few.x) == ["&lt;b&gt; ·0", "cat ·1"] and list(few.text) == ["0.2500", "0.7500"]
+    many = plot_softmax_bars({"a": np.full(13, 1 / 13)}).data[0]
+    assert many.x[0] == "k1" and many.text is None and "%{customdata}" in many.hovertemplate
