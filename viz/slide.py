@@ -158,4 +158,6 @@ def slide_figure(fig: go.Figure, *, caption: str, title: str | None = None) -> g
     for key in list(layout):
         if re.fullmatch(r"[xy]axis\d*", key):
             layout[key].setdefault("automargin", True)
+            if isinstance(layout[key].get("title"), dict):          # without a standoff Plotly can place a
+                layout[key]["title"].setdefault("standoff", 12)     # title over tick labels it re-spaced
     return go.Figure(spec, skip_invalid=False)
