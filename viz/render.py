@@ -5,6 +5,7 @@ after that well under one); renders are taken one at a time. A browser that fail
 starts a fresh one."""
 import asyncio
 import atexit
+import functools
 import os
 import threading
 
@@ -22,7 +23,13 @@ class RenderError(RuntimeError):
 
 
 def browser_path() -> str | None:
-    """The Chrome or Chromium kaleido would start (BROWSER_PATH first, then the usual names), or None."""
+    """The Chrome or Chromium kaleido would start (BROWSER_PATH first, then the usual names), or None.
+    Looked up once per BROWSER_PATH value (a search costs ~5 ms, and every chart asks on every run)."""
+    return _find_browser(os.environ.get("BROWSER_PATH"))
+
+
+@functools.lru_cache(maxsize=4)
+def _find_browser(_env: str | None) -> str | None:
     from choreographer.browsers.chromium import Chromium
     path = Chromium.find_browser(skip_local=False)
     return path if path and os.path.isfile(path) and os.access(path, os.X_OK) else None

@@ -16,6 +16,13 @@ from viz import render
 SLIDE_LABELS = ("Slide PNG (2x)", "SVG")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_browser():
+    """The renders of this module share viz.render's Chromium; it is closed when they are done."""
+    yield
+    render.close()
+
+
 def linked(page: str, **params) -> AppTest:
     """The app opened on app_pages/<page>?<params> (not yet run): one run draws the view asked for."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
