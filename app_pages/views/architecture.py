@@ -3,9 +3,10 @@ N, d_model, heads, d_ff, where the LayerNorm sits), its numbers, its parameters 
 weights, and for every block the page that teaches it."""
 import streamlit as st
 
-from app_pages import _pages, _resources, _url
+from app_pages import _export, _pages, _resources, _url
 from app_pages._markup import md
 from viz.architecture import ACTIVATIONS, architecture_blocks, plot_architecture, taught_on
+from viz.slide import caption_line
 
 KINDS = {"encoder": "encoder", "decoder": "decoder (GPT-style)", "encoder_decoder": "encoder-decoder"}
 NORMS = {"pre": "pre-LN: x + sublayer(LN(x))", "post": "post-LN: LN(x + sublayer(x))"}
@@ -82,7 +83,9 @@ def render():
     links = {p[0].removesuffix(".py"): p for p in _pages.available()}
 
     if architecture_blocks(config):
-        st.plotly_chart(plot_architecture(config), key="arch_diagram", config={"displayModeBar": False})
+        _export.chart(plot_architecture(config), key="arch_diagram", config={"displayModeBar": False},
+                      name=(name, "architecture"), title=f"{name}: the architecture, drawn from its config",
+                      caption=caption_line(name, kind_of(meta)))
         st.caption("Each blue name is a link to the page that teaches that block. Shapes on the arrows: T tokens "
                    "(S in the source of an encoder-decoder), each a vector of d_model numbers.")
     else:

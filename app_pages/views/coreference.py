@@ -5,15 +5,16 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _predict, _url
+from app_pages import _export, _predict, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run
-from labels import head_label
+from labels import file_label, head_label
 from model.analysis.head_stats import antecedent_candidates
 from model.data import course_world as corpus
 from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
 from viz.heatmap import plot_heatmap
+from viz.slide import caption_line
 
 MAX_CHARS = 1200
 MAX_OPTIONS = 12              # the nearest earlier content words offered as a pronoun's candidates
@@ -78,7 +79,7 @@ def ask(run, words: list[str], src: int, chosen: tuple[int, int]) -> bool:
                             identity=(run.tokens, src))
 
 
-def pronoun_view(run, chosen: tuple[int, int]):
+def pronoun_view(run, chosen: tuple[int, int], text: str):
     tokens, L, H = run.tokens, run.n_layers, run.n_heads
     pronouns = _pronouns(tokens)
     if pronouns:
@@ -116,10 +117,13 @@ def pronoun_view(run, chosen: tuple[int, int]):
     st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ .st-key-coref_wide {{ display: none; }} }}"
             f"@media (min-width: {PHONE_PX + 1}px) {{ .st-key-coref_narrow {{ display: none; }} }}</style>")
     with st.container(key="coref_wide"):
-        st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title), key="coref_arrows")
+        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title), key="coref_arrows",
+                      name=(COREF_MODEL, file_label(layer, h), f"word{src}", "arrows"),
+                      caption=caption_line(COREF_MODEL, head_label(layer, h), text=text))
     with st.container(key="coref_narrow"):
-        st.plotly_chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
-                        key="coref_arrows_phone")
+        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
+                      key="coref_arrows_phone", name=(COREF_MODEL, file_label(layer, h), f"word{src}", "arrows_phone"),
+                      caption=caption_line(COREF_MODEL, head_label(layer, h), text=text))
     st.subheader("Every head at this pronoun")
     names = [head_label(*lh) for lh in heads]
     table = []
@@ -138,7 +142,8 @@ def pronoun_view(run, chosen: tuple[int, int]):
     fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
                        x_title="key word", y_title="head",
                        title=f"Attention row of “{esc(tokens[src])}” in every head")
-    st.plotly_chart(fig, key="coref_rows")
+    _export.chart(fig, key="coref_rows", name=(COREF_MODEL, f"word{src}", "every_head"),
+                  caption=caption_line(COREF_MODEL, "every head", text=text))
 
 
 def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int]):
@@ -158,10 +163,13 @@ def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int]):
         st.caption(f"{', '.join(better)} score{'s' * (len(better) == 1)} above {head_label(layer, h)} here: "
                    f"{head_label(layer, h)} was chosen once, on a held-out validation set of pronouns, before these "
                    "test pronouns were measured; heads close on one set can change places on another.")
-    st.plotly_chart(plot_head_ranking(acc.accuracy, chosen=chosen,
-                                      baselines={"first noun": acc.baseline_first_noun,
-                                                 "nearest noun": acc.baseline_nearest_noun}),
-                    key="coref_ranking")
+    _export.chart(plot_head_ranking(acc.accuracy, chosen=chosen,
+                                    baselines={"first noun": acc.baseline_first_noun,
+                                               "nearest noun": acc.baseline_nearest_noun}),
+                  key="coref_ranking", name=(COREF_MODEL, "head_accuracy"),
+                  title="Each head's accuracy on held-out pronouns",
+                  caption=caption_line(COREF_MODEL, f"{acc.n_refs} held-out pronouns",
+                                       f"{head_label(layer, h)}: the coreference head"))
 
 
 def pair_view(device_name: str, chosen: tuple[int, int]):
@@ -194,9 +202,11 @@ def pair_view(device_name: str, chosen: tuple[int, int]):
     ja, jb = int(run_a.weights[layer, h, pa[0]].argmax()), int(run_b.weights[layer, h, pb[0]].argmax())
     st.markdown(f"Head **{head_label(layer, h)}**: in A, **{md(run_a.tokens[pa[0]])}** → "
                 f"**{md(run_a.tokens[ja])}**; in B → **{md(run_b.tokens[jb])}**.")
-    st.plotly_chart(plot_pair_difference(diff.reshape(L * H, n), tokens=run_a.tokens[:n],
-                                         row_labels=[head_label(*divmod(i, H)) for i in range(L * H)],
-                                         title=f"A − B at “{esc(run_a.tokens[pa[0]])}”"), key="coref_diff")
+    _export.chart(plot_pair_difference(diff.reshape(L * H, n), tokens=run_a.tokens[:n],
+                                       row_labels=[head_label(*divmod(i, H)) for i in range(L * H)],
+                                       title=f"A − B at “{esc(run_a.tokens[pa[0]])}”"), key="coref_diff",
+                  name=(COREF_MODEL, "minimal_pair", "difference"),
+                  caption=caption_line(COREF_MODEL, "every head", text=f"A: {a} B: {b}"))
 
 
 def render():
@@ -230,7 +240,7 @@ def render():
     tab1, tab2, tab3 = st.tabs(TABS, key="coref_tab", bind=BIND)
     if tab1.open:
         with tab1:
-            pronoun_view(run, chosen)
+            pronoun_view(run, chosen, text)
     if tab2.open:
         with tab2:
             pair_view(dev, chosen)

@@ -6,12 +6,12 @@ import html
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _state, _url
+from app_pages import _export, _resources, _runs, _state, _url
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
 from model.data import course_world as corpus
-from viz import export, grid, head_view
+from viz import export, grid, head_view, slide
 from viz import stats as stat_viz
 
 CHIPS_OPEN_MAX = 24        # longer texts start with the token chips folded, so the maps fit a projector's screen
@@ -19,7 +19,6 @@ HEAD_VIEW_MAX = 80          # tokens drawn at once in the head view
 KEEP = _url.KEEP             # the picks survive an emptied text box and a visit to another page
 BIND = _url.BIND             # and every pick is in the URL: a copied link opens this view
 TABS = ["Head view", "Attends to & statistics", "Rollout", "Downloads"]
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"format": "png", "scale": 2}}
 STAT_NAMES = {"entropy": "entropy (nats)", "entropy_fraction": "entropy ÷ uniform entropy",
               "mean_distance": "mean distance (tokens)", "self": "share on itself",
               "previous": "share on previous token", "cls": "share on [CLS]/[BOS]",
@@ -54,6 +53,11 @@ def token_chips(tokens, ids, unknown) -> str:
                      f'margin:2px;display:inline-block;background:#f7fbff">{html.escape(t)}'
                      f'<sub style="color:#666"> {i}·{k}</sub></span>')
     return '<div style="line-height:2.1">' + "".join(chips) + "</div>"
+
+
+def caption(name: str, text: str, where: str | None = None) -> str:
+    """The slide caption line: model, layer or head, the text read."""
+    return slide.caption_line(name, where, text=text)
 
 
 def render():
@@ -132,8 +136,8 @@ def render():
     with left:
         st.subheader("All heads")
         grid_fig, grid_img = grid.plot_grid(weights, log=log, picked=(layer, head), cell_text=cell_text)
-        st.plotly_chart(grid_fig, key="explorer_grid", on_select=_pick_cell, selection_mode="points",
-                        config=PLOT_CONFIG, width="stretch")
+        _export.chart(grid_fig, key="explorer_grid", on_select=_pick_cell, selection_mode="points", width="stretch",
+                      name=(name, "all_heads"), title="All heads", caption=caption(name, text))
         st.caption(f"One image of {L}×{H} maps, {grid_img.cell} px each ({len(grid_img.png) / 1024:,.0f} KB"
                    + (", averaged over blocks of tokens to fit the screen" if grid_img.cell < N else "")
                    + "). Click a map to zoom it.")
@@ -152,8 +156,10 @@ def render():
                         f"tokens still shown (on average {removed:.1%} of the weight went to hidden tokens), so "
                         "rows sum to 1.")
         if len(q_labels):
-            st.plotly_chart(grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log),
-                            key="explorer_zoom", config=PLOT_CONFIG, width="stretch")
+            _export.chart(grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log),
+                          key="explorer_zoom", width="stretch", name=(name, file_label(layer, head), "attention"),
+                          title=f"{head_label(layer, head)} attention" + (", special tokens hidden" if hide else ""),
+                          caption=caption(name, text, head_label(layer, head)))
         if N > 128 and not log:
             st.caption(f"Over {N} keys a row's weights are small (uniform would be {1 / N:.4f}), so a linear scale "
                        "looks pale: turn on **Log colour**, or zoom in with the chart's tools.")
@@ -180,21 +186,26 @@ def render():
                               help="Left: what the picked token attends to. Right: which tokens attend to it.")
             lines = head_view.plot_head_view(weights[layer], tokens, heads=shown, picked=picked if focus else None,
                                              start=start, stop=start + HEAD_VIEW_MAX, min_weight=min_w)
-            st.plotly_chart(lines,
-                            key="explorer_lines", on_select=_pick_token, selection_mode="points", config=PLOT_CONFIG,
-                            width="stretch")
+            _export.chart(lines, key="explorer_lines", on_select=_pick_token, selection_mode="points",
+                          width="stretch", name=(name, layer_label(layer), "head_view"),
+                          title=f"Head view, {layer_label(layer)}: query → key, opacity = weight",
+                          caption=caption(name, text, layer_label(layer)))
             st.caption(f"{layer_label(layer)}: a line from each query (left) to each key (right), opacity = weight, "
                        f"colour = head; weights below {min_w:g} are not drawn. Click a token to pick it.")
     with stats_tab:
         if stats_tab.open:
             st.markdown(f"**What `{tokens[picked].replace('`', chr(39))}` (token {picked}) attends to in "
                         f"{layer_label(layer)}**")
-            st.plotly_chart(stat_viz.plot_attends_to(weights[layer], tokens, picked, heads=range(H)),
-                            key="explorer_bars", config=PLOT_CONFIG, width="stretch")
+            _export.chart(stat_viz.plot_attends_to(weights[layer], tokens, picked, heads=range(H)),
+                          key="explorer_bars", width="stretch",
+                          name=(name, layer_label(layer), f"token{picked}", "attends_to"),
+                          title=f"What “{tokens[picked]}” (token {picked}) attends to",
+                          caption=caption(name, text, layer_label(layer)))
             which = st.selectbox("Statistic", list(STAT_NAMES), format_func=STAT_NAMES.get, key="explorer_stat",
                                  bind=BIND, persist_state=KEEP)
-            st.plotly_chart(stat_viz.plot_stat_map(stats[which], name=STAT_NAMES[which], labels=labels),
-                            key="explorer_statmap", config=PLOT_CONFIG, width="stretch")
+            _export.chart(stat_viz.plot_stat_map(stats[which], name=STAT_NAMES[which], labels=labels),
+                          key="explorer_statmap", width="stretch", name=(name, which, "by_head"),
+                          title=f"{STAT_NAMES[which]}, every head", caption=caption(name, text))
             table = pd.DataFrame([{"head": head_label(lay, h), **{STAT_NAMES[k]: stats[k][lay, h] for k in STAT_NAMES},
                                    "labels": ", ".join(labels[lay][h])} for lay in range(L) for h in range(H)])
             st.dataframe(table, hide_index=True, width="stretch")
@@ -205,8 +216,9 @@ def render():
             roll = analysis.rollout(weights)
             upto = st.selectbox("Rollout through layer", range(L), index=L - 1, key="explorer_rollout_layer",
                                 format_func=layer_label, bind=BIND, persist_state=KEEP)
-            st.plotly_chart(grid.plot_zoom(roll[upto], q_labels=tokens, k_labels=tokens, log=log),
-                            key="explorer_rollout", config=PLOT_CONFIG, width="stretch")
+            _export.chart(grid.plot_zoom(roll[upto], q_labels=tokens, k_labels=tokens, log=log),
+                          key="explorer_rollout", width="stretch", name=(name, "rollout", layer_label(upto)),
+                          title=f"Attention rollout through {layer_label(upto)}", caption=caption(name, text))
             st.caption("Attention rollout (Abnar & Zuidema 2020): each layer's head-averaged weights mixed "
                        f"half-and-half with the identity (the residual path), rows renormalised, multiplied from "
                        f"{layer_label(0)} up. "

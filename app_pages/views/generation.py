@@ -11,10 +11,10 @@ import unicodedata
 import numpy as np
 import streamlit as st
 
-from app_pages import _resources, _runs, _url
+from app_pages import _export, _resources, _runs, _url
 from app_pages._markup import esc, md, visible
 from app_pages._numbers import plain, prob
-from labels import head_label, head_only, layer_label
+from labels import file_label, head_label, head_only, layer_label
 from model import checkpoints
 from model.checkpoints import CheckpointError
 from model.data import text_input
@@ -24,6 +24,7 @@ from model.tasks.generation import MAX_NEW_TOKENS, GenerationError
 from model.training.objectives import choose_masked
 from viz.generation import plot_beam_tree, plot_causal_growth, plot_next_token_bars, plot_objectives, plot_step_probs
 from viz.heatmap import plot_heatmap
+from viz.slide import caption_line
 
 MAX_PROMPT_CHARS = 2_000
 MAX_FILL_CHARS = 600
@@ -128,10 +129,10 @@ def render():
             next_token(gpt, dev, tok, prompt, prompt_ids)
     if tab_gen.open:
         with tab_gen:
-            step_by_step(gpt, dev, tok, model, prompt_ids)
+            step_by_step(gpt, dev, tok, model, prompt_ids, prompt)
     if tab_beam.open:
         with tab_beam:
-            beams(gpt, dev, tok, prompt_ids)
+            beams(gpt, dev, tok, prompt_ids, prompt)
     if tab_fill.open:
         with tab_fill:
             fill_in(dev)
@@ -155,7 +156,8 @@ def next_token(gpt, dev, tok, prompt, prompt_ids):
     order = np.argsort(-probs)[:top_n]
     pieces = [visible(tok.piece(i)) for i in order]
     title = f"Pr(next token | “{esc(prompt[-60:])}”), T = {temp:g}"
-    st.plotly_chart(plot_next_token_bars(pieces, probs[order], chosen=pieces[0], title=title), key="next_bars")
+    _export.chart(plot_next_token_bars(pieces, probs[order], chosen=pieces[0], title=title), key="next_bars",
+                  name=(gpt, "next_token", f"T{temp:g}"), caption=caption_line(gpt, f"T = {temp:g}", text=prompt))
     entropy = float(-(probs * np.log(np.clip(probs, 1e-300, None))).sum())
     m1, m2, m3 = st.columns(3)
     m1.metric("Greedy pick", pieces[0])
@@ -165,7 +167,7 @@ def next_token(gpt, dev, tok, prompt, prompt_ids):
                "word), ↵ a line break.")
 
 
-def step_by_step(gpt, dev, tok, model, prompt_ids):
+def step_by_step(gpt, dev, tok, model, prompt_ids, prompt):
     L, H = model.config.n_layers, model.config.n_heads
     _url.stale_link("gen_strategy", list(STRATEGIES.values()), "the strategy", STRATEGIES["greedy"])
     for key, lo, hi, what, start in (("gen_k", 1, 20, "k", 5), ("gen_temp", 0.1, 3.0, "temperature", 1.0),
@@ -212,11 +214,13 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
     st.caption(f"Step {step} of {n_new}: {step} new token{'s' * (step != 1)} in bold{end}{later} · computed with a "
                f"key/value cache; against a full recompute the largest difference is {plain(gen.logits_gap)} in "
                f"the logits and {plain(gen.weights_gap)} in the attention weights.")
+    how = STRATEGIES[strategy] + (f", k = {k}, T = {temp_g:g}, seed {seed}" if strategy != "greedy" else "")
     c1, c2 = st.columns([3, 2])
     with c2:
         top = run.top_ids[step - 1]
-        st.plotly_chart(plot_next_token_bars([visible(tok.piece(i)) for i in top], run.top_probs[step - 1],
-                                             chosen=tokens[row], title=f"Step {step}: the choices"), key="gen_choices")
+        _export.chart(plot_next_token_bars([visible(tok.piece(i)) for i in top], run.top_probs[step - 1],
+                                           chosen=tokens[row], title=f"Step {step}: the choices"), key="gen_choices",
+                      name=(gpt, f"step{step}", "choices"), caption=caption_line(gpt, how, text=prompt))
     with c1:
         _url.stale_link("gen_layer", [layer_label(i) for i in range(L)], "layer", layer_label(L - 1))
         _url.stale_link("gen_head", [MEAN, *map(head_only, range(H))], "head", MEAN)
@@ -228,18 +232,29 @@ def step_by_step(gpt, dev, tok, model, prompt_ids):
         mean = head == MEAN
         w = run.weights[layer].mean(0) if mean else run.weights[layer, head]
         shown = f"{layer_label(layer)}, mean of heads" if mean else head_label(layer, head)
-        st.plotly_chart(plot_causal_growth(w, tokens, upto=row, n_prompt=run.n_prompt,
-                                           title=f"Causal attention after feeding “{esc(tokens[row])}” ({shown})"),
-                        key="gen_growth")
+        stem = (gpt, f"{layer_label(layer)}mean" if mean else file_label(layer, head))
+        about = caption_line(gpt, shown, how, text=prompt)
+        _export.chart(plot_causal_growth(w, tokens, upto=row, n_prompt=run.n_prompt,
+                                         title=f"Causal attention after feeding “{esc(tokens[row])}” ({shown})"),
+                      key="gen_growth", name=(*stem, f"step{step}", "causal_attention"), caption=about)
         future = np.triu(np.ones_like(w, dtype=bool), 1)
         st.caption(f"Rows appear one per fed token (red box: the newest). Right of the red staircase is the future: "
                    f"largest weight there, over all layers and heads: {plain(run.weights[..., future].max())}.")
-    st.plotly_chart(plot_step_probs(tokens[run.n_prompt:row + 1], run.chosen_prob[:step],
-                                    title="Probability of each token generated so far when it was chosen"),
-                    key="gen_step_probs")
+    _export.chart(plot_step_probs(tokens[run.n_prompt:row + 1], run.chosen_prob[:step],
+                                  title="Probability of each token generated so far when it was chosen"),
+                  key="gen_step_probs", name=(gpt, f"step{step}", "chosen_probabilities"),
+                  caption=caption_line(gpt, how, text=prompt))
+
+    def frame(i: int):
+        """Generation step i + 1: the causal attention after feeding that step's token."""
+        r = run.n_prompt + i
+        return plot_causal_growth(w, tokens, upto=r, n_prompt=run.n_prompt,
+                                  title=f"Step {i + 1} of {n_new}: after feeding “{esc(tokens[r])}” ({shown})")
+    _export.gif(frame, n_new, name=(*stem, "generation", f"{n_new}tokens"), caption=about, key="gen",
+                signature=(stem, signature), what="generated token")
 
 
-def beams(gpt, dev, tok, prompt_ids):
+def beams(gpt, dev, tok, prompt_ids, prompt):
     for key, lo, hi, what, start in (("beam_width", 1, 8, "beam width", 3), ("beam_len", 1, 16, "length", 8),
                                      ("beam_alpha", 0.0, 2.0, "length penalty", 0.0)):
         _url.stale_number(key, lo, hi, what, start)
@@ -262,11 +277,12 @@ def beams(gpt, dev, tok, prompt_ids):
     labels += [visible(tok.piece(nd.token_id)) for nd in tree.nodes[1:]]
     ended = any(nd.status == "finished" for nd in tree.nodes)
     legend = "grey = pruned, green = ended with [EOS]" if ended else "grey = pruned; no candidate ended with [EOS]"
-    st.plotly_chart(plot_beam_tree([nd.step for nd in tree.nodes], [nd.parent for nd in tree.nodes], labels,
-                                   [nd.logprob for nd in tree.nodes], [nd.score for nd in tree.nodes],
-                                   [nd.status for nd in tree.nodes], best_path=path,
-                                   title=f"Beam tree: width {width}; {legend}"),
-                    key="beam_tree")
+    _export.chart(plot_beam_tree([nd.step for nd in tree.nodes], [nd.parent for nd in tree.nodes], labels,
+                                 [nd.logprob for nd in tree.nodes], [nd.score for nd in tree.nodes],
+                                 [nd.status for nd in tree.nodes], best_path=path,
+                                 title=f"Beam tree: width {width}; {legend}"),
+                  key="beam_tree", name=(gpt, "beam_tree", f"width{width}", f"{beam_len}tokens"),
+                  caption=caption_line(gpt, f"width {width}", f"α = {alpha:g}", text=prompt))
     rows = [{"rank": str(i + 1), "continuation": continuation(tok, h["ids"], n_prompt),
              "Σ log p": round(h["score"], 4), "score / n^α": round(h["norm_score"], 4),
              "ended with [EOS]": "yes" if h["finished"] else "no"} for i, h in enumerate(tree.beams)]
@@ -326,11 +342,14 @@ def fill_in(dev):
         st.markdown(f"**[MASK] ·{pos}** · {md(about)}")
         a, b = st.columns([2, 3])
         chosen = visible(tok.piece(original)) if original >= 0 else None
-        a.plotly_chart(plot_next_token_bars([visible(p) for p in fill.top_pieces[m]], fill.top_probs[m],
-                                            chosen=chosen, y_title="filler"), key=f"fill_bars_{m}")
+        about = caption_line(name, f"[MASK] ·{pos}", text=text)
+        _export.chart(plot_next_token_bars([visible(p) for p in fill.top_pieces[m]], fill.top_probs[m],
+                                           chosen=chosen, y_title="filler"), key=f"fill_bars_{m}", where=a,
+                      name=(name, f"mask{pos}", "fillers"), title=f"Fillers for [MASK] ·{pos}", caption=about)
         rows = fill.weights[:, :, pos].reshape(-1, len(tokens))                  # (L·H, N)
-        b.plotly_chart(plot_heatmap(rows, x_labels=tokens, y_labels=heads, y_title="layer, head",
-                                    title=f"Where [MASK] ·{pos} attends, every layer and head"), key=f"fill_attn_{m}")
+        _export.chart(plot_heatmap(rows, x_labels=tokens, y_labels=heads, y_title="layer, head",
+                                   title=f"Where [MASK] ·{pos} attends, every layer and head"), key=f"fill_attn_{m}",
+                      where=b, name=(name, f"mask{pos}", "attention"), caption=about)
     if len(mt.masked) > MAX_FILL_SHOWN:
         st.caption(f"{len(mt.masked)} masked pieces; the first {MAX_FILL_SHOWN} are drawn, the rest listed.")
         st.dataframe([{"position": pos, "best filler": visible(fill.top_pieces[m][0]),
@@ -370,9 +389,10 @@ def objectives(gpt, dev, tok):
     masked = tuple(sorted(labels.index(p) for p in picked if p in labels))
     losses = _runs.objective_losses(gpt, dev, tuple(ids), masked, encoder if shared else None)
     mlm, clm, dec_w = losses.mlm, losses.clm, losses.weights
-    st.plotly_chart(plot_objectives(shown, mlm, clm, title="Loss terms per piece (−log p of the true piece)",
-                                    unit="piece"),
-                    key="obj_losses")
+    _export.chart(plot_objectives(shown, mlm, clm, title="Loss terms per piece (−log p of the true piece)",
+                                  unit="piece"),
+                  key="obj_losses", name=(encoder, gpt, "objectives"),
+                  caption=caption_line(encoder, gpt, text=sentence))
     m1, m2, m3 = st.columns(3)
     m1.metric("Encoder loss terms", f"{len(masked)} of {len(ids)}")
     m2.metric("Decoder loss terms", f"{len(ids)} of {len(ids)}")
@@ -381,8 +401,9 @@ def objectives(gpt, dev, tok):
                f"The encoder `{encoder}` is not shipped with the decoder's tokenizer, so its row stays empty.")
     dec_tokens = ["[BOS]", *shown]
     future = np.triu(np.ones(dec_w.shape[-2:], dtype=bool), 1)
-    st.plotly_chart(plot_heatmap(dec_w[0].mean(0), x_labels=dec_tokens, y_labels=dec_tokens,
-                                 title=f"The decoder's causal attention ({layer_label(0)}, mean of heads)"),
-                    key="obj_mask")
+    _export.chart(plot_heatmap(dec_w[0].mean(0), x_labels=dec_tokens, y_labels=dec_tokens,
+                               title=f"The decoder's causal attention ({layer_label(0)}, mean of heads)"),
+                  key="obj_mask", name=(gpt, layer_label(0), "mean", "causal_attention"),
+                  caption=caption_line(gpt, f"{layer_label(0)}, mean of heads", text=sentence))
     st.caption(f"Weight on future pieces, largest over all {dec_w.shape[0]} layers and {dec_w.shape[1]} heads: "
                f"{plain(dec_w[..., future].max())}. Position i predicts piece i + 1 without seeing it.")

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from app_pages import _resources, _runs, _url
-from labels import head_label, head_only, layer_label
+from app_pages import _export, _resources, _runs, _url
+from labels import file_label, head_label, head_only, layer_label
 from model import checkpoints
 from model.analysis.attention_views import rollout
 from model.architectures import swin
@@ -16,6 +16,7 @@ from model.data.images import ImageError, preprocess
 from model.data.patches import patchify
 from viz import images as vimg
 from viz.heatmap import plot_heatmap
+from viz.slide import caption_line
 
 SAMPLES = Path(checkpoints.ASSETS) / "samples"
 MODELS = {"vit_digits": "ViT · handwritten digits", "vit_scenes": "ViT · which shape is red?",
@@ -89,6 +90,7 @@ def render():
     source = st.radio("Image source", SOURCES, horizontal=True, key="img_source", bind=BIND, persist_state=KEEP)
     kind = "digit" if is_digits else "scene"
     truth = None
+    picture = {"Upload": "uploaded image", "Draw": "drawn image"}.get(source)     # the slides' caption names it
     if source != "Sample":
         st.caption("An uploaded or drawn image stays in this browser: a copied link opens this page on the "
                    f"{source.lower()} box, not on the image.")
@@ -103,6 +105,7 @@ def render():
                             persist_state=KEEP)
         data = pick.read_bytes()
         truth = pick.stem.split("_")[1]
+        picture = f"sample {pick.stem}"
     elif source == "Draw":
         data = _drawing(is_digits)
         if data is None:
@@ -137,8 +140,9 @@ def render():
         st.caption(note)
     cols = st.columns(len(prep.stages))
     for col, (title, arr) in zip(cols, prep.stages):
-        col.plotly_chart(vimg.plot_image(arr, title=title, height=230, signed=title == "normalised"),
-                         key=f"stage_{title}")
+        _export.chart(vimg.plot_image(arr, title=title, height=230, signed=title == "normalised"),
+                      key=f"stage_{title}", where=col, name=(name, "preprocessing", title),
+                      caption=caption_line(name, picture))
     st.caption(f"Loaded {loaded.format}, {loaded.original_size[0]} × {loaded.original_size[1]} pixels, mode "
                f"{loaded.original_mode}. The model reads the normalised array (x − mean) / std with mean "
                f"{np.round(pre['mean'], 3).tolist()} and std {np.round(pre['std'], 3).tolist()} of the training "
@@ -152,9 +156,11 @@ def render():
     chw = shown[None] if shown.ndim == 2 else shown.transpose(2, 0, 1)
     tiles = patchify(chw, p).reshape(n, cfg.channels, p, p).transpose(0, 2, 3, 1)     # (N, P, P, C)
     left, right = st.columns([2, 3])
-    left.plotly_chart(vimg.plot_patch_grid(shown, grid, p, title=f"{grid[0]}×{grid[1]} grid = {n} patches"),
-                      key="patch_grid")
-    right.plotly_chart(vimg.plot_patch_sequence(tiles[..., 0] if cfg.channels == 1 else tiles), key="patch_seq")
+    _export.chart(vimg.plot_patch_grid(shown, grid, p, title=f"{grid[0]}×{grid[1]} grid = {n} patches"),
+                  key="patch_grid", where=left, name=(name, "patch_grid"), caption=caption_line(name, picture))
+    _export.chart(vimg.plot_patch_sequence(tiles[..., 0] if cfg.channels == 1 else tiles), key="patch_seq",
+                  where=right, name=(name, "patch_sequence"), title=f"The sequence of {n} patches the model reads",
+                  caption=caption_line(name, picture))
     right.markdown(
         f"Each patch is {p}×{p}×{cfg.channels} = **{cfg.channels * p * p} numbers**, multiplied by one shared "
         f"{cfg.channels * p * p}×{cfg.d_model} matrix. With <cls> in front the model reads **{n + 1} tokens**; "
@@ -165,7 +171,8 @@ def render():
     probs, classes = run.probs, run.classes
     st.header("4 · Prediction")
     c1, c2 = st.columns([2, 3])
-    c1.plotly_chart(vimg.plot_probs(probs, classes), key="probs")
+    _export.chart(vimg.plot_probs(probs, classes), key="probs", where=c1, name=(name, "prediction"),
+                  title=pre["question"], caption=caption_line(name, picture))
     verdict = f"The model answers **{classes[int(probs.argmax())]}** with probability {probs.max():.1%}."
     if truth is not None:
         verdict += f" The true answer for this sample is **{truth}**."
@@ -203,14 +210,16 @@ def render():
     top = float(rows[layer].max())                                            # one colour scale for the heads
     head_cols = st.columns(cfg.n_heads)
     for h, col in enumerate(head_cols):
-        col.plotly_chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=head_label(layer, h),
-                                           height=300, look=look, zmax=top), key=f"overlay_{h}")
+        _export.chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=head_label(layer, h),
+                                        height=300, look=look, zmax=top), key=f"overlay_{h}", where=col,
+                      name=(name, file_label(layer, h), f"from_{query}"),
+                      caption=caption_line(name, f"attention from {query}", picture))
     st.caption(f"One colour scale for these heads, 0 to {top:.3f} (the largest weight any of them puts on a patch): "
                "a pale head spreads its attention or sends it to <cls>; the grid below shares one scale too.")
     if st.toggle("All layers × heads at once", value=True, key="img_all_heads", bind=BIND, persist_state=KEEP):
-        st.plotly_chart(vimg.plot_head_grid(shown, rows, grid, p, title=f"Attention from {query}, every head",
-                                            look=look),
-                        key="head_grid")
+        _export.chart(vimg.plot_head_grid(shown, rows, grid, p, title=f"Attention from {query}, every head",
+                                          look=look),
+                      key="head_grid", name=(name, "every_head", f"from_{query}"), caption=caption_line(name, picture))
 
     # ---- 6 · rollout -----------------------------------------------------------------------------------------
     st.header("6 · Attention rollout across layers")
@@ -219,10 +228,12 @@ def render():
                 "patches. **Rollout** (Abnar & Zuidema 2020) multiplies the layers' head-averaged weights, "
                 "with ½·identity for the residual path, to trace how much each input patch reaches "
                 f"{query} by layer l.")
-    st.plotly_chart(vimg.plot_head_grid(shown, rolled[None, :, qi, 1:], grid, p, name="rollout",
-                                        titles=[f"after {layer_label(i)}" for i in range(cfg.n_layers)],
-                                        cell_height=260, look=look),
-                    key="rollout")
+    _export.chart(vimg.plot_head_grid(shown, rolled[None, :, qi, 1:], grid, p, name="rollout",
+                                      titles=[f"after {layer_label(i)}" for i in range(cfg.n_layers)],
+                                      cell_height=260, look=look),
+                  key="rollout", name=(name, "rollout", f"from_{query}"),
+                  title=f"Attention rollout from {query}, layer by layer",
+                  caption=caption_line(name, picture))
 
     # ---- 7 · Swin ---------------------------------------------------------------------------------------------
     st.header("7 · Swin: attention inside shifted windows")
@@ -241,12 +252,16 @@ def render():
     wc = st.columns(2)
     for col, s in zip(wc, sorted(set(shifts))):
         on = [i for i, x in enumerate(shifts) if x == s]
-        col.plotly_chart(vimg.plot_windows(swin.window_ids(sc.grid, sc.window, s), picked=picked,
-                                           title=f"{', '.join(map(layer_label, on))}: shift {s}"), key=f"windows_{s}")
+        _export.chart(vimg.plot_windows(swin.window_ids(sc.grid, sc.window, s), picked=picked,
+                                        title=f"{', '.join(map(layer_label, on))}: shift {s}"), key=f"windows_{s}",
+                      where=col, name=("swin_scenes", "windows", f"shift{s}"),
+                      caption=caption_line("swin_scenes", f"{sc.window}×{sc.window} windows"))
     mask = swin_model.layer_masks()[layer].cpu().numpy()
-    st.plotly_chart(plot_heatmap(mask.astype(float), x_labels=run.tokens, y_labels=run.tokens,
-                                 title=f"{layer_label(layer)}: who may attend to whom (1 = allowed)",
-                                 value_name="allowed", decimals=0, colorscale="Greys", height=720), key="swin_mask")
+    _export.chart(plot_heatmap(mask.astype(float), x_labels=run.tokens, y_labels=run.tokens,
+                               title=f"{layer_label(layer)}: who may attend to whom (1 = allowed)",
+                               value_name="allowed", decimals=0, colorscale="Greys", height=720), key="swin_mask",
+                  name=("swin_scenes", layer_label(layer), "mask"),
+                  caption=caption_line("swin_scenes", layer_label(layer)))
 
     st.subheader("The same image through both models")
     other = "vit_scenes" if name == "swin_scenes" else "swin_scenes"
@@ -269,9 +284,12 @@ def render():
                      f"the red shape {mm['cls_attention_on_objects']:.1%} (all layers and heads), "
                      f"{mm['cls_attention_on_objects_layer0']:.1%} in {layer_label(0)}, against "
                      f"{mm['cls_attention_on_objects_uniform']:.1%} for uniform attention.")
-        col.plotly_chart(vimg.plot_overlay(shown, means[key], grid, p, zmax=top_mean,
-                                           title=f"{key}: {layer_label(layer)}, mean of heads", height=360),
-                         key=f"cmp_{key}")
-        col.plotly_chart(vimg.plot_overlay(shown, rolled_last[key], grid, p, name="rollout", zmax=top_roll,
-                                           title=f"{key}: rollout", height=360), key=f"cmp_roll_{key}")
+        _export.chart(vimg.plot_overlay(shown, means[key], grid, p, zmax=top_mean,
+                                        title=f"{key}: {layer_label(layer)}, mean of heads", height=360),
+                      key=f"cmp_{key}", where=col, name=(key, layer_label(layer), "mean", f"from_{query}"),
+                      caption=caption_line(key, f"attention from {query}", picture))
+        _export.chart(vimg.plot_overlay(shown, rolled_last[key], grid, p, name="rollout", zmax=top_roll,
+                                        title=f"{key}: rollout", height=360), key=f"cmp_roll_{key}", where=col,
+                      name=(key, "rollout", f"from_{query}"),
+                      caption=caption_line(key, f"attention from {query}", picture))
     st.caption("Each pair of pictures side by side shares one colour scale.")

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _predict, _resources, _runs, _url
+from app_pages import _export, _predict, _resources, _runs, _url
 from app_pages._markup import visible
 from app_pages._numbers import count
-from labels import head_label, head_only, layer_label
+from labels import file_label, head_label, head_only, layer_label
 from model.analysis import cost, reach
 from model.data import bpe, text_input
 from model.data import course_world as corpus
@@ -18,6 +18,7 @@ from model.engine import masks
 from model.engine.errors import InputError
 from viz import heatmap
 from viz import masks as viz
+from viz.slide import caption_line
 
 MAX_DRAW_N = 512
 SPARSE_MODEL = "sparse_encoder"
@@ -166,6 +167,13 @@ def evaluation(meta: dict) -> str | None:
     return line + "."
 
 
+def pattern_caption(n: int, side: str, chosen: tuple) -> str:
+    """The slides' caption: N, the pattern and its parameters."""
+    key, params, causal, _ = chosen
+    title = masks.PATTERNS[key].title + (" (causal)" if causal else "")
+    return caption_line(f"N = {n}", f"{side}: {title}", ", ".join(f"{k} {v}" for k, v in sorted(params.items())))
+
+
 def lab_section():
     st.subheader("Pattern lab")
     _url.stale_number("masks_n", 4, MAX_DRAW_N, "sequence length", 32)
@@ -186,14 +194,18 @@ def lab_section():
             continue
         with col:
             title = masks.PATTERNS[key].title + (" (causal)" if causal else "")
-            st.plotly_chart(viz.plot_mask(m, title=f"{side}: {title}"), key=f"masks_plot_{side}")
+            _export.chart(viz.plot_mask(m, title=f"{side}: {title}"), key=f"masks_plot_{side}",
+                          name=("mask", side, key, f"N{n}") + (("causal",) if causal else ()),
+                          caption=pattern_caption(n, side, chosen[side]))
             st.metric(f"density of {side} (allowed ÷ N²)", f"{reach.density(m):.2%}",
                       help=f"{int(m.sum()):,} of {n * n:,} pairs")
     a, b = chosen["A"][3], chosen["B"][3]
     if a is not None and b is not None:
         left, right = st.columns(2)
         with left:
-            st.plotly_chart(viz.plot_mask_difference(a, b, title="A vs B"), key="masks_plot_diff")
+            _export.chart(viz.plot_mask_difference(a, b, title="A vs B"), key="masks_plot_diff",
+                          name=("mask", chosen["A"][0], "vs", chosen["B"][0], f"N{n}"),
+                          caption=pattern_caption(n, "A", chosen["A"]) + " · " + pattern_caption(n, "B", chosen["B"]))
         with right:
             st.metric("pairs that differ", f"{int((a != b).sum()):,}")
             st.metric("only in A", f"{int((a & ~b).sum()):,}")
@@ -217,11 +229,15 @@ def reach_section(n: int, chosen: dict):
         m, conn, share = cover.mask, cover.connectivity, cover.share
         shares[f"{side}: {masks.PATTERNS[key].title}"] = share
         with col:
-            st.plotly_chart(viz.plot_reach(reach.receptive_field(m, k), title=f"{side} after {count(k, 'layer')}"),
-                            key=f"masks_reach_{side}")
+            _export.chart(viz.plot_reach(reach.receptive_field(m, k), title=f"{side} after {count(k, 'layer')}"),
+                          key=f"masks_reach_{side}", name=("reach", side, key, f"N{n}", f"{k}layers"),
+                          caption=pattern_caption(n, side, chosen[side]))
             st.markdown(f"**{side}**: " + describe(conn))
     if shares:
-        st.plotly_chart(viz.plot_coverage(shares, title="Share of pairs connected after k layers"), key="masks_cov")
+        _export.chart(viz.plot_coverage(shares, title="Share of pairs connected after k layers"), key="masks_cov",
+                      name=("reach", "coverage", f"N{n}"),
+                      caption=caption_line(f"N = {n}", *(f"{side}: {masks.PATTERNS[chosen[side][0]].title}"
+                                                         for side in "AB" if chosen[side][3] is not None)))
 
 
 def live_section():
@@ -292,19 +308,23 @@ def live_section():
     head = hc.select_slider("head", range(H), 0, format_func=head_only, key="masks_head", bind=BIND,
                             persist_state=KEEP)
     a, b = st.columns(2)
+    about = caption_line(name, head_label(layer, head), text=text)
     with a:
-        st.plotly_chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=labels, y_labels=labels,
-                                             title=f"Under {masks.PATTERNS[key].title}: {head_label(layer, head)}"),
-                        key="masks_live_masked")
+        _export.chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=labels, y_labels=labels,
+                                           title=f"Under {masks.PATTERNS[key].title}: {head_label(layer, head)}"),
+                      key="masks_live_masked", name=(name, file_label(layer, head), "under", key), caption=about)
     with b:
-        st.plotly_chart(heatmap.plot_heatmap(full.weights[layer, head], x_labels=labels, y_labels=labels,
-                                             title=f"{'Causal' if decoder else 'Full'} attention: "
-                                                   f"{head_label(layer, head)}"), key="masks_live_full")
+        _export.chart(heatmap.plot_heatmap(full.weights[layer, head], x_labels=labels, y_labels=labels,
+                                           title=f"{'Causal' if decoder else 'Full'} attention: "
+                                                 f"{head_label(layer, head)}"), key="masks_live_full",
+                      name=(name, file_label(layer, head), "causal" if decoder else "full"), caption=about)
     if isinstance(tokenizer, bpe.BPETokenizer):
         st.caption("Labels are the model's byte-level BPE pieces, numbered by position: ␣ is the space a piece "
                    "starts with; a character split into byte pieces shows as itself and the part (餐 1/3).")
-    st.plotly_chart(viz.plot_output_change(labels, change, title="How much each token's final hidden state "
-                                           "moves: ‖h_mask − h_full‖ ÷ ‖h_full‖"), key="masks_live_change")
+    _export.chart(viz.plot_output_change(labels, change, title="How much each token's final hidden state "
+                                         "moves: ‖h_mask − h_full‖ ÷ ‖h_full‖"), key="masks_live_change",
+                  name=(name, "output_change", "under", key),
+                  caption=caption_line(name, masks.PATTERNS[key].title, text=text))
     if sparse and (line := evaluation(meta)):
         st.caption(line)
 
@@ -326,8 +346,8 @@ def cost_section():
     params = dict(width=w, n_global=g, stride=stride, block=stride, per_row=r, dilation=2, positions=(0,))
     counts = {f"{masks.PATTERNS[k].title} ~ {masks.PATTERNS[k].growth}": pairs_curve(k, tuple(sorted(
         (p, v) for p, v in params.items() if p in masks.PATTERNS[k].defaults()))) for k in chosen}
-    st.plotly_chart(viz.plot_pairs_growth(SIZES, counts, title="Allowed (query, key) pairs against N"),
-                    key="masks_pairs")
+    _export.chart(viz.plot_pairs_growth(SIZES, counts, title="Allowed (query, key) pairs against N"),
+                  key="masks_pairs", name="mask_pairs_against_N", caption=caption_line(f"window {w}", f"{g} global"))
     measure_section(w, g)
 
 
@@ -366,8 +386,11 @@ def measure_section(w: int, g: int):
             st.warning(f"{cost.METHODS[row['method']]} at N = {row['n']:,} did not run here: {row['error']}")
     ok = [r for r in rows if "error" not in r]
     a, b = st.columns(2)
-    a.plotly_chart(viz.plot_cost(ok, "time_ms", title="Time per call", names=cost.METHODS), key="masks_time")
-    b.plotly_chart(viz.plot_cost(ok, "peak_mib", title="Peak extra memory", names=cost.METHODS), key="masks_mem")
+    measured = caption_line(f"window {w}", f"{g} global", f"one head of dimension 64, device {_resources.device()}")
+    _export.chart(viz.plot_cost(ok, "time_ms", title="Time per call", names=cost.METHODS), key="masks_time",
+                  where=a, name="attention_time_against_N", caption=measured)
+    _export.chart(viz.plot_cost(ok, "peak_mib", title="Peak extra memory", names=cost.METHODS), key="masks_mem",
+                  where=b, name="attention_memory_against_N", caption=measured)
     st.caption("Time: median of 3 calls, CPU time of the computing thread (wall time on a GPU), so a busy machine "
                "does not inflate it. Memory: the process's peak resident memory above its level before the call "
                "(GPU: the allocator's peak); below ~5 MiB it is within the allocator's noise.")

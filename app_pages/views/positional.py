@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _url
+from app_pages import _export, _resources, _runs, _url
 from app_pages._numbers import plain
-from labels import head_only, layer_label
+from labels import file_label, head_label, head_only, layer_label
 from model.analysis import relative, shift
 from model.analysis.order import permute_run
 from model.data import text_input
@@ -19,6 +19,7 @@ from model.engine.positions import sinusoidal
 from model.reference import softmax
 from viz import positional as vp
 from viz.heatmap import plot_heatmap
+from viz.slide import caption_line
 
 WIDTHS = [16, 32, 64, 128, 256, 512]
 ORDER_A, ORDER_B = "The woman ate the raccoon.", "The raccoon ate the woman."
@@ -37,13 +38,17 @@ def waves_section():
     n = c1.number_input("Positions", 8, 1024, 100, step=10, key="pe_n", bind=BIND, persist_state=KEEP)
     d = c2.selectbox("d_model", WIDTHS, index=3, key="pe_d", bind=BIND, persist_state=KEEP)
     pe = sinusoidal(int(n), d)
-    st.plotly_chart(vp.plot_pe_heatmap(pe), key="pe_heatmap")
+    about = caption_line("sinusoidal positions", f"{int(n)} positions", f"d_model {d}")
+    _export.chart(vp.plot_pe_heatmap(pe), key="pe_heatmap", name=("sinusoidal_table", f"N{int(n)}", f"d{d}"),
+                  title="The sine/cosine position table", caption=about)
     default = [x for x in (0, 1, 10, 40) if x < d]
     dims = st.multiselect("Dimensions to draw as waves", list(range(d)), default=default, max_selections=8,
                           key="pe_dims", bind=BIND, persist_state=KEEP)
     if dims:
-        st.plotly_chart(vp.plot_waves(pe, dims), key="pe_waves")
-    st.plotly_chart(vp.plot_wavelengths(shift.wavelengths(d)), key="pe_wavelengths")
+        _export.chart(vp.plot_waves(pe, dims), key="pe_waves", name=("sinusoidal_waves", f"d{d}"),
+                      title="Chosen dimensions as waves", caption=about)
+    _export.chart(vp.plot_wavelengths(shift.wavelengths(d)), key="pe_wavelengths",
+                  name=("sinusoidal_wavelengths", f"d{d}"), title="Wavelength of each dimension pair", caption=about)
     _url.stale_number("pe_pos", 0, 10**9, "position", 7)
     _url.stale_number("pe_dim", 0, d - 1, "dimension", min(2, d - 1))
     c1, c2 = st.columns(2)
@@ -70,9 +75,13 @@ def similarity_section():
     c1.metric("Largest spread among pairs with the same offset", f"{spread:.2e}")
     c2.metric("Largest gap to Σ cos(δ·ω)", f"{closed:.2e}")
     c1, c2 = st.columns(2)
-    c1.plotly_chart(vp.plot_signed(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
-                                   value_name="dot product"), key="sim_matrix")
-    c2.plotly_chart(vp.plot_offset_profile({"sinusoidal": prof}), key="sim_profile")
+    about = caption_line("sinusoidal positions", f"{n} positions", f"d_model {d}")
+    _export.chart(vp.plot_signed(sim, title="PE(i) · PE(j)", x_title="position j", y_title="position i",
+                                 value_name="dot product"), key="sim_matrix", where=c1,
+                  name=("sinusoidal_similarity", f"N{n}", f"d{d}"), caption=about)
+    _export.chart(vp.plot_offset_profile({"sinusoidal": prof}), key="sim_profile", where=c2,
+                  name=("sinusoidal_similarity_by_offset", f"N{n}", f"d{d}"),
+                  title="PE(i) · PE(j) against the offset i − j", caption=about)
 
 
 def shift_section():
@@ -97,9 +106,13 @@ def shift_section():
                      persist_state=KEEP)
     m = shift.shift_matrix(int(k), d)[:show, :show]
     c1, c2 = st.columns(2)
-    c1.plotly_chart(vp.plot_signed(m, title=f"M_{k} (first {show} dimensions)", x_title="input dimension",
-                                   y_title="output dimension", value_name="entry", decimals=6), key="shift_matrix")
-    c2.plotly_chart(vp.plot_shift_errors(errors, start), key="shift_errors")
+    about = caption_line("sinusoidal positions", f"offset k = {int(k)}", f"d_model {d}")
+    _export.chart(vp.plot_signed(m, title=f"M_{k} (first {show} dimensions)", x_title="input dimension",
+                                 y_title="output dimension", value_name="entry", decimals=6), key="shift_matrix",
+                  where=c1, name=("shift_matrix", f"k{int(k)}", f"d{d}"), caption=about)
+    _export.chart(vp.plot_shift_errors(errors, start), key="shift_errors", where=c2,
+                  name=("shift_errors", f"k{int(k)}", f"d{d}"), title=f"|PE(pos + {k}) − M_{k}·PE(pos)| by position",
+                  caption=about)
 
 
 def learned_section():
@@ -120,21 +133,26 @@ def learned_section():
                + ("row 0 is <cls>, then the patches row by row." if image else "one row per token position."))
     cos = shift.similarity(table, normalise=True)
     c1, c2 = st.columns(2)
-    c1.plotly_chart(vp.plot_signed(table, title="Learned table", x_title="dimension", y_title="position",
-                                   value_name="value"), key="learned_table")
-    c2.plotly_chart(vp.plot_signed(cos, title="Cosine similarity of positions", x_title="position",
-                                   y_title="position", value_name="cosine"), key="learned_sim")
+    about = caption_line(name, "learned positions")
+    _export.chart(vp.plot_signed(table, title="Learned table", x_title="dimension", y_title="position",
+                                 value_name="value"), key="learned_table", where=c1,
+                  name=(name, "learned_positions"), caption=about)
+    _export.chart(vp.plot_signed(cos, title="Cosine similarity of positions", x_title="position",
+                                 y_title="position", value_name="cosine"), key="learned_sim", where=c2,
+                  name=(name, "learned_positions_cosine"), caption=about)
     if not image:
         start = INIT_STD * np.sqrt(table.shape[1])                       # E|p| of N(0, 0.02²) in C dimensions
-        st.plotly_chart(vp.plot_row_norms(np.linalg.norm(table, axis=1), start), key="learned_norms")
+        _export.chart(vp.plot_row_norms(np.linalg.norm(table, axis=1), start), key="learned_norms",
+                      name=(name, "learned_positions_norms"), title="Norm of each learned position vector",
+                      caption=about)
         st.caption("Rows the training sentences never reached keep their small random start: a learned table "
                    "knows only the positions it was shown.")
     patches = cos[1:, 1:] if image else cos                              # offsets between patches only
     sin_cos = shift.similarity(sinusoidal(len(patches), table.shape[1]), normalise=True)
-    st.plotly_chart(vp.plot_offset_profile(
+    _export.chart(vp.plot_offset_profile(
         {"sinusoidal": shift.offset_profile(sin_cos), name: shift.offset_profile(patches)},
         title="Cosine similarity against offset: the band is the spread over all pairs", y_title="cosine"),
-        key="learned_profile")
+        key="learned_profile", name=(name, "learned_positions_by_offset"), caption=about)
     gh = meta["config"].get("image_size", 0) // max(1, meta["config"].get("patch_size", 1))
     if image and gh * gh == len(table) - 1:
         st.markdown("A ViT's positions are learned for a 2-D grid but numbered in one line: the similarity "
@@ -142,9 +160,9 @@ def learned_section():
         _url.stale_number("learned_patch", 0, gh * gh - 1, "patch", gh * gh // 2 + gh // 2)
         p = st.slider("Patch", 0, gh * gh - 1, gh * gh // 2 + gh // 2, key="learned_patch", bind=BIND,
                       persist_state=KEEP)
-        st.plotly_chart(vp.plot_patch_grid(cos[1 + p, 1:].reshape(gh, gh),
-                                           title=f"Cosine of patch {p}'s position with every patch"),
-                        key="learned_grid")
+        _export.chart(vp.plot_patch_grid(cos[1 + p, 1:].reshape(gh, gh),
+                                         title=f"Cosine of patch {p}'s position with every patch"),
+                      key="learned_grid", name=(name, "learned_positions", f"patch{p}"), caption=about)
 
 
 def rope_section():
@@ -165,15 +183,17 @@ def rope_section():
     c1, c2 = st.columns(2)
     c1.metric("RoPE: largest spread along a diagonal", f"{relative.offset_spread(rope_s).max():.2e}")
     c2.metric("Sinusoidal added to q, k: largest spread", f"{relative.offset_spread(abs_s).max():.2e}")
-    c1.plotly_chart(vp.plot_signed(rope_s, title="RoPE scores (constant along diagonals)", value_name="score"),
-                    key="rope_matrix")
-    c2.plotly_chart(vp.plot_signed(abs_s, title="Absolute sinusoidal added to q and k", value_name="score"),
-                    key="abs_matrix")
+    about = caption_line("the same random q and k at every position", f"head dimension {dh}", f"seed {int(seed)}")
+    stem = (f"N{n}", f"d{dh}", f"seed{int(seed)}")
+    _export.chart(vp.plot_signed(rope_s, title="RoPE scores (constant along diagonals)", value_name="score"),
+                  key="rope_matrix", where=c1, name=("rope_scores", *stem), caption=about)
+    _export.chart(vp.plot_signed(abs_s, title="Absolute sinusoidal added to q and k", value_name="score"),
+                  key="abs_matrix", where=c2, name=("absolute_scores", *stem), caption=about)
     starts = sorted({0, n // 4, n // 2})
-    c1.plotly_chart(vp.plot_scores_by_offset(rope_s, starts, title="RoPE: one line per query position"),
-                    key="rope_lines")
-    c2.plotly_chart(vp.plot_scores_by_offset(abs_s, starts, title="Absolute: one line per query position"),
-                    key="abs_lines")
+    _export.chart(vp.plot_scores_by_offset(rope_s, starts, title="RoPE: one line per query position"),
+                  key="rope_lines", where=c1, name=("rope_scores_by_offset", *stem), caption=about)
+    _export.chart(vp.plot_scores_by_offset(abs_s, starts, title="Absolute: one line per query position"),
+                  key="abs_lines", where=c2, name=("absolute_scores_by_offset", *stem), caption=about)
     table = pd.DataFrame({"offset δ": [dlt for dlt in (0, 1, 3, 7) if dlt < n]})
     for m in starts:
         table[f"score at m = {m}"] = [f"{rope_s[m, m + dlt]:.12f}" if m + dlt < n else "" for dlt in table["offset δ"]]
@@ -201,12 +221,17 @@ def alibi_section():
     content = qk[0] @ qk[1].T / 4.0                                      # random content scores, (N, N)
     mask = np.isfinite(bias)
     c1, c2, c3 = st.columns(3)
-    c1.plotly_chart(vp.plot_signed(np.where(mask, bias, np.nan), title=f"Bias, {head_only(h)}", value_name="bias"),
-                    key="alibi_bias")
-    c2.plotly_chart(plot_heatmap(softmax(np.where(mask, content, -np.inf)), title="Weights without bias",
-                                 x_title="key position", y_title="query position", height=460), key="alibi_plain")
-    c3.plotly_chart(plot_heatmap(softmax(content + bias), title="Weights with ALiBi", x_title="key position",
-                                 y_title="query position", height=460), key="alibi_weights")
+    about = caption_line("ALiBi", f"{head_only(h)} of {heads}, slope m = {slopes[h]:.5f}",
+                         "causal" if causal else None, "random content scores")
+    stem = (head_only(h), f"of{heads}") + (("causal",) if causal else ())
+    _export.chart(vp.plot_signed(np.where(mask, bias, np.nan), title=f"Bias, {head_only(h)}", value_name="bias"),
+                  key="alibi_bias", where=c1, name=("alibi_bias", *stem), caption=about)
+    _export.chart(plot_heatmap(softmax(np.where(mask, content, -np.inf)), title="Weights without bias",
+                               x_title="key position", y_title="query position", height=460), key="alibi_plain",
+                  where=c2, name=("alibi_weights_without_bias", *stem), caption=about)
+    _export.chart(plot_heatmap(softmax(content + bias), title="Weights with ALiBi", x_title="key position",
+                               y_title="query position", height=460), key="alibi_weights", where=c3,
+                  name=("alibi_weights", *stem), caption=about)
 
 
 def order_section():
@@ -261,17 +286,23 @@ def order_section():
     _, wa = permute_run(ra, exp.perm)                                    # sentence's weights, reordered
     height = max(300, min(900, 34 * len(rb.tokens) + 160))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(plot_heatmap(ra.weights[layer, head], x_labels=ra.tokens, y_labels=ra.tokens,
-                                 title=f"Sentence, positions {key}", height=height), key="order_heat_a")
-    c2.plotly_chart(plot_heatmap(rb.weights[layer, head], x_labels=rb.tokens, y_labels=rb.tokens,
-                                 title=f"Reordered, positions {key}", height=height), key="order_heat_b")
+    stem, label = (name, file_label(layer, head), f"positions_{key}"), head_label(layer, head)
+    _export.chart(plot_heatmap(ra.weights[layer, head], x_labels=ra.tokens, y_labels=ra.tokens,
+                               title=f"Sentence, positions {key}", height=height), key="order_heat_a", where=c1,
+                  name=(*stem, "sentence"), caption=caption_line(name, label, text=a))
+    _export.chart(plot_heatmap(rb.weights[layer, head], x_labels=rb.tokens, y_labels=rb.tokens,
+                               title=f"Reordered, positions {key}", height=height), key="order_heat_b", where=c2,
+                  name=(*stem, "reordered"), caption=caption_line(name, label, text=b))
     c1, c2 = st.columns(2)
-    c1.plotly_chart(vp.plot_signed(rb.weights[layer, head] - wa[layer, head], x_labels=rb.tokens,
-                                   y_labels=rb.tokens, title="Reordered − sentence reordered", x_title="key",
-                                   y_title="query", value_name="Δ weight", decimals=8, zrange=1.0, height=height),
-                    key="order_heat_diff")
-    c2.plotly_chart(vp.plot_layer_errors({"positions off": exp.layer_errors["off"],
-                                          "positions on": exp.layer_errors["on"]}), key="order_layers")
+    both = caption_line(name, label, text=f"{a} / {b}")
+    _export.chart(vp.plot_signed(rb.weights[layer, head] - wa[layer, head], x_labels=rb.tokens,
+                                 y_labels=rb.tokens, title="Reordered − sentence reordered", x_title="key",
+                                 y_title="query", value_name="Δ weight", decimals=8, zrange=1.0, height=height),
+                  key="order_heat_diff", where=c1, name=(*stem, "difference"), caption=both)
+    _export.chart(vp.plot_layer_errors({"positions off": exp.layer_errors["off"],
+                                        "positions on": exp.layer_errors["on"]}), key="order_layers", where=c2,
+                  name=(name, "order_by_layer"), title="Largest difference after undoing the reordering, by layer",
+                  caption=caption_line(name, text=f"{a} / {b}"))
 
 
 def length_section():

@@ -2,17 +2,20 @@
 the √d_k scaling, softmax, Z, in row form and in the textbook's column form; the lecture's worked
 example and exercise; why √d_k; multi-head + W_O; a token through Add & Norm and the FFN; the causal mask."""
 import json
+from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _predict, _resources, _runs, _state, _url
+from app_pages import _export, _predict, _resources, _runs, _state, _url
 from app_pages._markup import esc, md
 from app_pages._numbers import plain
 from labels import file_label, head_label, head_only, layer_label
 from model import reference
 from model.analysis import steps
+from viz.slide import caption_line
 from viz.steps import plot_matrix, plot_saturation, plot_softmax_bars, plot_trace
 
 DEFAULT_TEXT = "The restaurant refused to serve me a ham sandwich because it was too salty."
@@ -59,8 +62,40 @@ def downloads(arrays: dict, prefix: str, tokens=None, key: str = ""):
                           "text/csv", key=f"{key}_csv", on_click="ignore")
 
 
-def show(matrix, title, **kw):
-    st.plotly_chart(plot_matrix(matrix, title=title, **kw), width="stretch")
+class About(NamedTuple):
+    """What a section's figures show, for their slide exports: the file name's first parts and the caption."""
+    stem: tuple
+    caption: str
+
+
+LECTURE = About(("worked_example",), caption_line("the lecture's worked example", "np.random.seed(42)"))
+
+
+def show(matrix, title, about: About, what: str, **kw):
+    """One matrix (plot_matrix) with its slide exports, named about.stem + what."""
+    _export.chart(plot_matrix(matrix, title=title, **kw), width="stretch", name=(*about.stem, what),
+                  caption=about.caption)
+
+
+def about_head(name: str, s: steps.HeadSteps, text: str) -> About:
+    return About((name, file_label(s.layer, s.head)), caption_line(name, head_label(s.layer, s.head), text=text))
+
+
+def stage_frames(s: steps.HeadSteps, token: int) -> list:
+    """The One head tab's arithmetic in order, one figure maker per stage (X, LN₁(X) for pre-LN, Q, K, V, QKᵀ,
+    QKᵀ/√d_k, softmax, Z), each titled "Step i of n: …": the frames of its GIF."""
+    T, C, D, tok = len(s.tokens), s.X.shape[1], s.d_k, s.tokens
+    stages = [(s.X, f"X: the token vectors entering {layer_label(s.layer)} ({T}, {C})", {})]
+    if s.norm == "pre":
+        stages.append((s.X_attn, f"LN₁(X): what the attention reads ({T}, {C})", {}))
+    stages += [(getattr(s, n), f"{n} = X·W_{n} + b_{n} ({T}, {D})", {}) for n in "QKV"]
+    square = dict(col_labels=tok, col_title="key", highlight_row=token)
+    stages += [(s.scores, f"scores QKᵀ ({T}, {T})", square), (s.scaled, f"QKᵀ/√{D} ({T}, {T})", square),
+               (s.weights, f"weights = softmax(QKᵀ/√d_k) ({T}, {T})", dict(square, weights=True)),
+               (s.Z, f"Z = weights·V ({T}, {D})", dict(highlight_row=token))]
+    n = len(stages)
+    return [partial(plot_matrix, m, title=f"Step {i + 1} of {n}: {title}", row_labels=tok, **kw)
+            for i, (m, title, kw) in enumerate(stages)]
 
 
 def agreement_table(diffs: dict):
@@ -81,16 +116,17 @@ def lecture_section():
     for pair in (("X", "W_Q"), ("W_K", "W_V")):
         for col, name in zip(st.columns(2), pair):
             with col:
-                show(ex[name], f"{name} {ex[name].shape}", row_labels=rows if name == "X" else None,
+                show(ex[name], f"{name} {ex[name].shape}", LECTURE, name, row_labels=rows if name == "X" else None,
                      row_title="token" if name == "X" else "input dimension", row_prefix="c")
     for col, name in zip(st.columns(3), ("Q", "K", "V")):
         with col:
-            show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", row_labels=rows)
+            show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", LECTURE, name, row_labels=rows)
     titles = {"scores": "QKᵀ", "scaled": "QKᵀ/√3", "weights": "softmax(QKᵀ/√3)", "Z": "Z = weights·V"}
     for pair in (("scores", "scaled"), ("weights", "Z")):
         for col, name in zip(st.columns(2), pair):
             with col:
-                show(ex[name], f"{titles[name]} {ex[name].shape}", row_labels=rows, weights=name == "weights",
+                show(ex[name], f"{titles[name]} {ex[name].shape}", LECTURE, name, row_labels=rows,
+                     weights=name == "weights",
                      col_labels=None if name == "Z" else rows, col_title="dimension" if name == "Z" else "key")
     w, z = ex["weights"][0], ex["Z"][0]
     st.success(f"Row 1 of the weights: [{w[0]:.4f}, {w[1]:.4f}];  row 1 of Z: "
@@ -160,11 +196,15 @@ def scaling_section(live=None):
     b.metric("‖∂softmax/∂scores‖", f"{ex['grad_norm']:.4f}")
     c.metric("spread of the scores fed to softmax (std)", f"{ex['logits'].std():.4f}")
     label = "no scaling: softmax(q·k)" if unscaled else "scaled: softmax(q·k/√d_k)"
-    st.plotly_chart(plot_softmax_bars({label: ex["weights"]},
-                                      title=f"one random query against {N_KEYS} random keys, d_k = {d_k}"),
-                    width="stretch")
+    about = caption_line(f"d_k = {d_k}", "no scaling" if unscaled else "scaled by 1/√d_k", f"seed {int(seed)}")
+    _export.chart(plot_softmax_bars({label: ex["weights"]},
+                                    title=f"one random query against {N_KEYS} random keys, d_k = {d_k}"),
+                  width="stretch", name=("softmax_weights", f"dk{d_k}", "unscaled" if unscaled else "scaled"),
+                  caption=about)
     curves = _runs.softmax_saturation(D_KS, N_KEYS, int(seed))
-    st.plotly_chart(plot_saturation(**curves, current=d_k, n_keys=N_KEYS), width="stretch")
+    _export.chart(plot_saturation(**curves, current=d_k, n_keys=N_KEYS), width="stretch",
+                  name="softmax_saturation_against_dk", title="Why √d_k: softmax saturates as d_k grows",
+                  caption=caption_line(f"{N_KEYS} random keys", f"seed {int(seed)}"))
 
 
 # ---- the live model -----------------------------------------------------------------------------
@@ -198,36 +238,40 @@ def live_controls(name: str, model):
                        persist_state=KEEP)
     token = d.selectbox("Query token", range(T), key="steps_token", format_func=words.__getitem__, bind=BIND,
                         help="A word seen again is numbered: “it (2)”.")
-    return tokens, hidden, layer, head, token
+    return text, tokens, hidden, layer, head, token
 
 
-def one_head_section(model, s: steps.HeadSteps, token: int, mask):
+def one_head_section(model, s: steps.HeadSteps, token: int, mask, about: About):
     tok = s.tokens
     C, D, T = s.X.shape[1], s.d_k, len(tok)
     st.markdown(f"T = {T} tokens, d_model = C = {C}, {model.config.n_heads} heads of D = d_k = d_v = {D}, "
                 f"{'post-LN (the paper)' if s.norm == 'post' else 'pre-LN'}. Cells are rounded to 4 decimals; "
                 "hover for the exact value.")
-    show(s.X, f"X: the token vectors entering {layer_label(s.layer)} ({T}, {C})", row_labels=tok)
+    show(s.X, f"X: the token vectors entering {layer_label(s.layer)} ({T}, {C})", about, "X", row_labels=tok)
     if s.norm == "pre":
-        show(s.X_attn, f"LN₁(X): what a pre-LN layer's attention reads ({T}, {C})", row_labels=tok)
+        show(s.X_attn, f"LN₁(X): what a pre-LN layer's attention reads ({T}, {C})", about, "LN1_X", row_labels=tok)
     cols = st.columns(3)
     for col, n in zip(cols, "QKV"):
         with col:
-            show(getattr(s, f"W_{n}"), f"W_{n}, {head_label(s.layer, s.head)} ({C}, {D})", row_title="input dimension",
-                 row_prefix="c", height=600)
-    show(np.stack([s.b_Q, s.b_K, s.b_V]), f"biases b_Q, b_K, b_V ({D},)", row_labels=["b_Q", "b_K", "b_V"],
+            show(getattr(s, f"W_{n}"), f"W_{n}, {head_label(s.layer, s.head)} ({C}, {D})", about, f"W_{n}",
+                 row_title="input dimension", row_prefix="c", height=600)
+    show(np.stack([s.b_Q, s.b_K, s.b_V]), f"biases b_Q, b_K, b_V ({D},)", about, "biases",
+         row_labels=["b_Q", "b_K", "b_V"],
          row_title="bias")
     cols = st.columns(3)
     for col, n in zip(cols, "QKV"):
         with col:
-            show(getattr(s, n), f"{n} = X·W_{n} + b_{n} ({T}, {D})", row_labels=tok)
+            show(getattr(s, n), f"{n} = X·W_{n} + b_{n} ({T}, {D})", about, n, row_labels=tok)
     # one (T, T) matrix per row of the page: wide enough for a number in every cell
-    for m, title, w in ((s.scores, "scores QKᵀ", False), (s.scaled, f"QKᵀ/√{D}", False),
-                        (s.weights, "weights = softmax(QKᵀ/√d_k)", True)):
-        show(m, f"{title} ({T}, {T})", row_labels=tok, col_labels=tok, col_title="key", weights=w,
+    for m, title, w, what in ((s.scores, "scores QKᵀ", False, "scores"), (s.scaled, f"QKᵀ/√{D}", False, "scaled"),
+                              (s.weights, "weights = softmax(QKᵀ/√d_k)", True, "weights")):
+        show(m, f"{title} ({T}, {T})", about, what, row_labels=tok, col_labels=tok, col_title="key", weights=w,
              highlight_row=token)
-    show(s.Z, f"Z = weights·V ({T}, {D}); the outlined row is the query token's z", row_labels=tok,
+    show(s.Z, f"Z = weights·V ({T}, {D}); the outlined row is the query token's z", about, "Z", row_labels=tok,
          highlight_row=token)
+    frames = stage_frames(s, token)
+    _export.gif(lambda i: frames[i](), len(frames), name=(*about.stem, "steps"), caption=about.caption, key="steps",
+                signature=(about.stem, tuple(tok), token), what="stage of the arithmetic")
 
     st.markdown(f"**Query token {token} · “{md(tok[token])}”**, key by key:")
     st.dataframe(pd.DataFrame({"key": [f"{j} · {t}" for j, t in enumerate(tok)], "q·k": s.scores[token],
@@ -241,29 +285,33 @@ def one_head_section(model, s: steps.HeadSteps, token: int, mask):
              r"\qquad \text{columns: } Z' = V'\cdot\mathrm{Softmax}\!\left[\tfrac{K'^\top Q'}{\sqrt{D_q}}\right],"
              r"\; Q' = Q^\top,\; K' = K^\top,\; V' = V^\top")
     col = reference.attention_column_form(s.Q, s.K, s.V, mask)
-    show(col, f"Z' in column form ({D}, {T}): tokens are columns; its transpose is Z", row_title="dimension",
+    show(col, f"Z' in column form ({D}, {T}): tokens are columns; its transpose is Z", about, "Z_column_form",
+         row_title="dimension",
          row_prefix="d", col_labels=tok, col_title="token", height=min(700, 18 * D + 160))
     agreement_table(steps.agreement(s, model, mask))
     downloads(s.arrays(), file_label(s.layer, s.head), tok, key="live")
 
 
-def multi_head_section(model, s: steps.HeadSteps, mask):
+def multi_head_section(model, s: steps.HeadSteps, mask, about: About):
     mh = steps.multi_head(model, s.X, s.layer, mask)
     H, T, D = mh["heads"].shape
     C = H * D
     st.markdown(f"{H} heads × Z_h ({T}, {D}) → concatenate → ({T}, {H}·{D} = {C}) → · W_O ({C}, {C}) + b_O "
                 f"→ ({T}, {C}), back to d_model.")
-    show(mh["concat"], f"Concat(Z_1 … Z_{H}) ({T}, {C}); black lines separate the heads", row_labels=s.tokens,
+    about = About((about.stem[0], layer_label(s.layer)), about.caption.replace(head_label(s.layer, s.head),
+                                                                                 layer_label(s.layer), 1))
+    show(mh["concat"], f"Concat(Z_1 … Z_{H}) ({T}, {C}); black lines separate the heads", about, "concat",
+         row_labels=s.tokens,
          col_groups=D)
-    show(mh["W_O"], f"W_O ({C}, {C})", row_title="concatenated dimension", row_prefix="c", height=700)
-    show(mh["out"], f"MultiHead(X) = Concat·W_O + b_O ({T}, {C})", row_labels=s.tokens)
+    show(mh["W_O"], f"W_O ({C}, {C})", about, "W_O", row_title="concatenated dimension", row_prefix="c", height=700)
+    show(mh["out"], f"MultiHead(X) = Concat·W_O + b_O ({T}, {C})", about, "multihead", row_labels=s.tokens)
     live = steps.explicit_path(model, s.X, s.layer, mask)
     st.caption(f"Largest |difference| to the model's own output for this layer's attention: "
                f"{plain(np.abs(live['out'] - mh['out']).max())}")
     downloads({k: v for k, v in mh.items() if k != "weights"}, f"{layer_label(s.layer)}_multihead", s.tokens, key="mh")
 
 
-def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask):
+def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask, about: About):
     own = model.config.norm
     st.markdown(f"Token {token} · “{md(s.tokens[token])}” through {layer_label(s.layer)}. This model is "
                 f"**{'post-LN' if own == 'post' else 'pre-LN'}**; the other arrangement is computed with the "
@@ -276,8 +324,11 @@ def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask):
         with col:
             title = ("post-LN: LN(x + Sublayer(x)), the paper" if norm == "post" else "pre-LN: x + Sublayer(LN(x))")
             st.markdown(f"**{title}**" + (" (this model)" if norm == own else " (what-if)"))
-            st.plotly_chart(plot_trace([t.name for t in trace], [t.norm for t in trace], [t.mean for t in trace],
-                                       [t.var for t in trace]), width="stretch", key=f"trace_{norm}")
+            _export.chart(plot_trace([t.name for t in trace], [t.norm for t in trace], [t.mean for t in trace],
+                                     [t.var for t in trace]), width="stretch", key=f"trace_{norm}",
+                          name=(about.stem[0], layer_label(s.layer), f"token{token}", f"{norm}_LN"),
+                          title=f"Token {token} through {layer_label(s.layer)}: {title}",
+                          caption=about.caption.replace(head_label(s.layer, s.head), layer_label(s.layer), 1))
             st.dataframe(pd.DataFrame({"step": [t.name for t in trace], "formula": [t.formula for t in trace],
                                        "‖v‖": [t.norm for t in trace], "mean": [t.mean for t in trace],
                                        "variance": [t.var for t in trace]}).style.format(precision=4),
@@ -287,7 +338,7 @@ def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask):
                 st.caption(f"Largest |difference| to the model's own layer output: {plain(diff)}")
 
 
-def causal_section(model, s: steps.HeadSteps):
+def causal_section(model, s: steps.HeadSteps, about: About):
     T = len(s.tokens)
     mask = np.tril(np.ones((T, T), dtype=bool))
     c = steps.head_steps(model, s.X, s.layer, s.head, mask, s.tokens)
@@ -295,9 +346,11 @@ def causal_section(model, s: steps.HeadSteps):
                 "Forbidden scores become −∞ before the softmax, so their weights are exactly 0 after it.")
     if model.config.kind == "decoder":
         st.caption("This model is a decoder: the One head tab already runs with this mask.")
-    show(c.scaled, f"masked QKᵀ/√d_k ({T}, {T}): −∞ above the diagonal", row_labels=s.tokens, col_labels=s.tokens,
+    show(c.scaled, f"masked QKᵀ/√d_k ({T}, {T}): −∞ above the diagonal", about, "causal_scaled", row_labels=s.tokens,
+         col_labels=s.tokens,
          col_title="key")
-    show(c.weights, f"causal weights ({T}, {T})", row_labels=s.tokens, col_labels=s.tokens, col_title="key",
+    show(c.weights, f"causal weights ({T}, {T})", about, "causal_weights", row_labels=s.tokens, col_labels=s.tokens,
+         col_title="key",
          weights=True)
     above = c.weights[~mask]
     a, b, d = st.columns(3)
@@ -323,9 +376,10 @@ def render():
         with st.container(border=True):
             st.caption(f"Live model: **{name}** (pick another in the sidebar); these controls drive the tabs "
                        "One head, Multi-head, The layer and Causal mask (and the layer and token of Why √d_k).")
-            tokens, hidden, layer, head, token = live_controls(name, model)
+            text, tokens, hidden, layer, head, token = live_controls(name, model)
         mask = steps.model_mask(model, len(tokens))
         s = steps.head_steps(model, hidden[layer], layer, head, mask, tokens)
+        about = about_head(name, s, text)
 
     # on_change="rerun" makes the tabs lazy: only the open tab's figures are computed and sent
     _url.stale_link("steps_tab", TABS, "the tab", TABS[0])
@@ -336,10 +390,10 @@ def render():
     if tabs["Why √d_k"].open:
         with tabs["Why √d_k"]:
             scaling_section(None if model is None else (model, s, token, mask))
-    live = {"One head": lambda: one_head_section(model, s, token, mask),
-            "Multi-head": lambda: multi_head_section(model, s, mask),
-            "The layer": lambda: layer_section(model, s, hidden, token, mask),
-            "Causal mask": lambda: causal_section(model, s)}
+    live = {"One head": lambda: one_head_section(model, s, token, mask, about),
+            "Multi-head": lambda: multi_head_section(model, s, mask, about),
+            "The layer": lambda: layer_section(model, s, hidden, token, mask, about),
+            "Causal mask": lambda: causal_section(model, s, about)}
     for label, draw in live.items():
         if tabs[label].open:
             with tabs[label]:

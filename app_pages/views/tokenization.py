@@ -9,12 +9,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _url
+from app_pages import _export, _resources, _runs, _url
 from app_pages._markup import md, visible
 from app_pages._state import keep_valid_choice
 from model.analysis.segmentation import embed_by_product, one_hot_columns, segmentations
 from model.data import bpe as bpe_tok
 from model.data import bpe_steps, course_world, text_input
+from viz.slide import caption_line
 from viz.tokens import plot_one_hot, plot_sequence_costs
 
 MAX_CHARS = 2000                 # typed text beyond this is refused with a message
@@ -132,7 +133,9 @@ def cuts_section(text: str, bpe):
     st.dataframe(pd.DataFrame({"cut": [c.name for c in cuts], "tokens N": lengths,
                                "pairs N² (one head, one layer)": pairs,
                                "[UNK]": [sum(c.unknown) for c in cuts]}), hide_index=True)
-    st.plotly_chart(plot_sequence_costs(lengths, pairs, labels=[c.name for c in cuts]), key="tok_costs")
+    _export.chart(plot_sequence_costs(lengths, pairs, labels=[c.name for c in cuts]), key="tok_costs",
+                  name="sequence_length_by_cut", title="Sequence length N and N² attention pairs, by cut",
+                  caption=caption_line("words, BPE pieces, characters, bytes", text=text))
     with st.expander("Each cut, token by token", expanded=len(text) <= 200):
         for c in cuts:
             st.markdown(f"**{c.name}** (N = {c.length:,})")
@@ -220,8 +223,9 @@ def lookup_section(text: str):
                 f"X = Ωₑ·T: D × N = **{d} × {len(ids)}**")
     column = one_hot_columns([ids[n]], v)[:, 0]                         # (|V|,)
     entry = "[UNK]" if unknown[n] else str(tokens[n])                   # the vocabulary entry id n stands for
-    st.plotly_chart(plot_one_hot(column, hot_label=entry,
-                                 title=f"Column {n} of T: {v:,} entries, one 1"), key="tok_one_hot")
+    _export.chart(plot_one_hot(column, hot_label=entry, title=f"Column {n} of T: {v:,} entries, one 1"),
+                  key="tok_one_hot", name=(name, f"token{n}", "one_hot"),
+                  caption=caption_line(name, f"token {n}: {entry}, id {ids[n]}", text=text))
     st.markdown(f"Column {n} of T is all zeros except row **{ids[n]}**, so Ωₑ·T's column {n} is column "
                 f"{ids[n]} of Ωₑ: the embedding of **{md(entry)}**, the model's own `embed.tok.weight` "
                 f"row {ids[n]}.")

@@ -9,13 +9,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _url
+from app_pages import _export, _resources, _runs, _url
 from app_pages._markup import md
-from labels import head_label, head_only, layer_label
+from labels import file_label, head_label, head_only, layer_label
 from model.data import translation_corpus as corpus
 from model.data.word_tokenizer import EOS, SPECIALS
 from model.tasks.translation import MAX_SOURCE_CHARS, SourceError, known_words, target_ids
 from viz.heatmap import plot_heatmap
+from viz.slide import caption_line
 from viz.translation import plot_alignment, plot_head_grid, plot_step_probs
 
 DEFAULT_TEXT = "the teacher likes the restaurant near the station ."
@@ -53,6 +54,14 @@ def pick(weights: np.ndarray, layer: int, head: int | str) -> np.ndarray:
 def which(layer: int, head: int | str) -> str:
     """"L1 H2", or "L1, mean of the heads"."""
     return f"{layer_label(layer)}, {MEAN}" if head == MEAN else head_label(layer, head)
+
+
+TRANSLATOR = _resources.TRANSLATOR
+
+
+def file_part(layer: int, head: int | str) -> str:
+    """"L1H2", or "L1mean", inside a file name."""
+    return f"{layer_label(layer)}mean" if head == MEAN else file_label(layer, head)
 
 
 def outside_vocabulary(src_tok, text: str) -> list[str]:
@@ -98,49 +107,54 @@ def controls(n_layers: int, n_heads: int) -> tuple[str, int, int, int | str]:
     return method, width, layer, head
 
 
-def cross_section(run, layer: int, head: int | str):
+def cross_section(run, layer: int, head: int | str, about):
     src, written = run.src_tokens, run.written
     st.markdown("Each row is one decoding step; it shows how that step spread its attention over the "
                 "English words. Queries come from the decoder, keys and values from the encoder output.")
-    st.plotly_chart(plot_head_grid(run.cross_weights[layer], x_labels=src, y_labels=written,
-                                   x_title="source word (key)", y_title="target written (query)",
-                                   title=f"Cross-attention, {layer_label(layer)}, every head"), width="stretch",
-                    key="tr_cross_grid")
-    st.plotly_chart(plot_heatmap(pick(run.cross_weights, layer, head), x_labels=src, y_labels=written,
+    _export.chart(plot_head_grid(run.cross_weights[layer], x_labels=src, y_labels=written,
                                  x_title="source word (key)", y_title="target written (query)",
-                                 title=f"Cross-attention, {which(layer, head)}"), width="stretch",
-                    key="tr_cross_one")
+                                 title=f"Cross-attention, {layer_label(layer)}, every head"), width="stretch",
+                  key="tr_cross_grid", name=(TRANSLATOR, layer_label(layer), "cross_attention_every_head"),
+                  caption=about(f"{layer_label(layer)}, every head"))
+    _export.chart(plot_heatmap(pick(run.cross_weights, layer, head), x_labels=src, y_labels=written,
+                               x_title="source word (key)", y_title="target written (query)",
+                               title=f"Cross-attention, {which(layer, head)}"), width="stretch",
+                  key="tr_cross_one", name=(TRANSLATOR, file_part(layer, head), "cross_attention"),
+                  caption=about(which(layer, head)))
 
 
-def alignment_section(run, layer: int, head: int | str):
+def alignment_section(run, layer: int, head: int | str, about):
     _url.stale_number("tr_threshold", 0.05, 0.9, "the line threshold", 0.2)
     threshold = st.slider("Draw lines for weights of at least", 0.05, 0.9, 0.2, 0.05, key="tr_threshold", bind=BIND,
                           persist_state=KEEP)
     w = pick(run.cross_weights, layer, head)
-    st.plotly_chart(plot_alignment(w, src_tokens=run.src_tokens, tgt_tokens=run.written,
-                                   threshold=threshold, title=f"Alignment, {which(layer, head)}"),
-                    width="stretch", key="tr_alignment")
+    _export.chart(plot_alignment(w, src_tokens=run.src_tokens, tgt_tokens=run.written,
+                                 threshold=threshold, title=f"Alignment, {which(layer, head)}"),
+                  width="stretch", key="tr_alignment", name=(TRANSLATOR, file_part(layer, head), "alignment"),
+                  caption=about(which(layer, head)))
     top = w.argmax(axis=1)
     st.caption("Strongest source word per target token: " + ", ".join(
         f"{html.escape(t)} → {html.escape(run.src_tokens[s])}" for t, s in zip(run.written, top)))
 
 
-def self_section(run, layer: int, which: str):
+def self_section(run, layer: int, which: str, about):
     if which == "encoder":
         st.markdown("The encoder reads the whole English sentence; every word may look at every other.")
-        st.plotly_chart(plot_head_grid(run.enc_weights[layer], x_labels=run.src_tokens, y_labels=run.src_tokens,
-                                       title=f"Encoder self-attention, {layer_label(layer)}"), width="stretch",
-                        key="tr_enc_grid")
+        _export.chart(plot_head_grid(run.enc_weights[layer], x_labels=run.src_tokens, y_labels=run.src_tokens,
+                                     title=f"Encoder self-attention, {layer_label(layer)}"), width="stretch",
+                      key="tr_enc_grid", name=(TRANSLATOR, layer_label(layer), "encoder_self_attention"),
+                      caption=about(f"{layer_label(layer)}, every head"))
         return
     st.markdown("The decoder's first attention is masked: the step that writes token *t* sees only "
                 "[BOS] and the tokens already written, never later ones (the upper triangle is zero).")
-    st.plotly_chart(plot_head_grid(run.weights[layer], x_labels=run.tokens, y_labels=run.tokens,
-                                   x_title="decoder input (key)", y_title="decoder input (query)",
-                                   title=f"Decoder masked self-attention, {layer_label(layer)}"), width="stretch",
-                    key="tr_dec_grid")
+    _export.chart(plot_head_grid(run.weights[layer], x_labels=run.tokens, y_labels=run.tokens,
+                                 x_title="decoder input (key)", y_title="decoder input (query)",
+                                 title=f"Decoder masked self-attention, {layer_label(layer)}"), width="stretch",
+                  key="tr_dec_grid", name=(TRANSLATOR, layer_label(layer), "decoder_self_attention"),
+                  caption=about(f"{layer_label(layer)}, every head"))
 
 
-def training_vs_inference(dev: str, text: str, run, layer: int, reference: str | None):
+def training_vs_inference(dev: str, text: str, run, layer: int, reference: str | None, about):
     _, tgt_tok = _resources.translator_tokenizers()
     default = reference or run.output
     if st.session_state.get("tr_forced_for") != text:        # another sentence: its own target (a link's wins)
@@ -172,10 +186,13 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
             "decoder input": forced.tokens, "should write": forced.written,
             "model's top choice": [tgt_tok.vocab[i] for i in best],
             "p(should write)": probs[np.arange(len(want)), want]}), hide_index=True, column_config=FOUR_DIGITS)
-        st.plotly_chart(plot_heatmap(forced.cross_weights[layer].mean(0), x_labels=forced.src_tokens,
-                                     y_labels=forced.written, x_title="source word",
-                                     y_title="target (forced)", title=f"Cross-attention, {layer_label(layer)}, mean"),
-                        width="stretch", key="tr_forced_cross")
+        _export.chart(plot_heatmap(forced.cross_weights[layer].mean(0), x_labels=forced.src_tokens,
+                                   y_labels=forced.written, x_title="source word",
+                                   y_title="target (forced)", title=f"Cross-attention, {layer_label(layer)}, mean"),
+                      width="stretch", key="tr_forced_cross",
+                      name=(TRANSLATOR, f"{layer_label(layer)}mean", "teacher_forcing_cross_attention"),
+                      caption=caption_line(TRANSLATOR, f"{layer_label(layer)}, mean of the heads",
+                                           text=f"{text} → {forced_text}"))
     with right:
         st.markdown("#### Inference: one token at a time")
         st.caption("Greedy decoding: each step feeds back the token just written; earlier keys and values "
@@ -184,17 +201,20 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
         st.dataframe(pd.DataFrame({
             "step": range(1, len(written) + 1), "sees": ["[BOS]" + "".join(written[:i]) for i in range(len(written))],
             "writes": written, "probability": steps.probs}), hide_index=True, column_config=FOUR_DIGITS)
-        st.plotly_chart(plot_heatmap(steps.cross[:, layer].mean(1), x_labels=run.src_tokens, y_labels=written,
-                                     x_title="source word", y_title="step writes",
-                                     title=f"Cross-attention row of each step, {layer_label(layer)}, mean"),
-                        width="stretch", key="tr_steps_cross")
+        _export.chart(plot_heatmap(steps.cross[:, layer].mean(1), x_labels=run.src_tokens, y_labels=written,
+                                   x_title="source word", y_title="step writes",
+                                   title=f"Cross-attention row of each step, {layer_label(layer)}, mean"),
+                      width="stretch", key="tr_steps_cross",
+                      name=(TRANSLATOR, f"{layer_label(layer)}mean", "greedy_steps_cross_attention"),
+                      caption=about(f"{layer_label(layer)}, mean of the heads, greedy"))
     own = _runs.translation_run(_resources.TRANSLATOR, dev, text, "greedy", 1, tuple(steps.ids))
     diff = float(np.abs(own.cross_weights.transpose(2, 0, 1, 3) - steps.cross).max())
     st.info(f"Forcing the model's own greedy output gives the same cross-attention as decoding step by "
             f"step: max |difference| = {diff:.1e} over every layer, head and step. Training and inference "
             "differ only in what is fed back: the true token or the model's own.")
-    st.plotly_chart(plot_step_probs(steps.probs, tokens=written, title="Probability of each token written"),
-                    width="stretch", key="tr_step_probs")
+    _export.chart(plot_step_probs(steps.probs, tokens=written, title="Probability of each token written"),
+                  width="stretch", key="tr_step_probs", name=(TRANSLATOR, "greedy_steps_probabilities"),
+                  caption=about("greedy"))
 
 
 def render():
@@ -261,9 +281,13 @@ def render():
     # lazy tabs: only the open one draws (training vs inference runs the model twice more); the open tab is in the URL
     _url.stale_link("tr_tab", TABS, "the tab", TABS[0])
     tabs = st.tabs(TABS, key="tr_tab", on_change="rerun", bind=BIND)
-    sections = [lambda: cross_section(run, layer, head), lambda: alignment_section(run, layer, head),
-                lambda: self_section(run, layer, "encoder"), lambda: self_section(run, layer, "decoder"),
-                lambda: training_vs_inference(dev, text, run, layer, reference)]
+    def about(where: str) -> str:
+        """The slides' caption: the translator, the layer or head, the sentence and its translation."""
+        return caption_line(TRANSLATOR, where, text=f"{text} → {run.output}")
+
+    sections = [lambda: cross_section(run, layer, head, about), lambda: alignment_section(run, layer, head, about),
+                lambda: self_section(run, layer, "encoder", about), lambda: self_section(run, layer, "decoder", about),
+                lambda: training_vs_inference(dev, text, run, layer, reference, about)]
     for tab, section in zip(tabs, sections):
         if tab.open:
             with tab:
