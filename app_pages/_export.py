@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from app_pages import _present
+from i18n import _, ngettext
 from viz import gif as gif_viz
 from viz import render, slide
 
@@ -38,23 +40,26 @@ def chart(fig, *, name, caption: str, key: str | None = None, title: str | None 
     caption: slide.caption_line(model, head, text=...); title: the slide title when the figure has none.
     Returns what st.plotly_chart returns."""
     where = where if where is not None else st
+    fig = _present.figure(fig)
     file = stem(name)
     width, height = slide.slide_size(fig)
     config = {"displaylogo": False, **kwargs.pop("config", {}),
               "toImageButtonOptions": {"format": "png", "filename": file, "scale": PNG_SCALE, "width": width,
                                        "height": height}}
     out = where.plotly_chart(fig, key=key, config=config, **kwargs)
-    box = where.popover("Slide export", icon=":material/download:", type="tertiary",
-                        help=f"This chart for a slide ({width} × {height}, title, axes, colour bar and a caption "
-                             "line), made when you click.")
+    if _present.mode() is not None:           # presenting: the figure alone (the camera button still saves it)
+        return out
+    box = where.popover(_("Slide export"), icon=":material/download:", type="tertiary",
+                        help=_("This chart for a slide ({width} × {height}, title, axes, colour bar and a caption "
+                               "line), made when you click.").format(width=width, height=height))
     with box:
         if render.browser_path() is None:
-            st.caption(render.NO_BROWSER)
+            st.caption(_(render.NO_BROWSER))
             return out
         ident = key or file
-        st.download_button("Slide PNG (2x)", lambda: slide_png(fig, caption, title), f"{file}.png", "image/png",
+        st.download_button(_("Slide PNG (2x)"), lambda: slide_png(fig, caption, title), f"{file}.png", "image/png",
                            key=f"{ident}_slide_png", on_click="ignore", icon=":material/image:")
-        st.download_button("SVG", lambda: slide_svg(fig, caption, title), f"{file}.svg", "image/svg+xml",
+        st.download_button(_("SVG"), lambda: slide_svg(fig, caption, title), f"{file}.svg", "image/svg+xml",
                            key=f"{ident}_slide_svg", on_click="ignore", icon=":material/draw:")
     return out
 
@@ -68,7 +73,7 @@ def gif_frames(frame: Callable[[int], object], n: int, *, caption: str, progress
         s.update_layout(width=size[0], height=size[1])
         pngs.append(render.render(s, format="png", width=size[0], height=size[1], scale=GIF_SCALE))
         if progress is not None:
-            progress.progress((i + 1) / n, text=f"Drawing frame {i + 1} of {n}…")
+            progress.progress((i + 1) / n, text=_("Drawing frame {i} of {n}…").format(i=i + 1, n=n))
     return pngs
 
 
@@ -84,15 +89,17 @@ def gif(frame: Callable[[int], object], n: int, *, name, caption: str, key: str,
         kept = None
     c1, c2 = st.columns([1, 2], vertical_alignment="center")
     if n > gif_viz.MAX_FRAMES:
-        c1.caption(f"A GIF holds at most {gif_viz.MAX_FRAMES} frames, one per {what}; this one would need {n}.")
+        c1.caption(_("A GIF holds at most {most} frames, one per {what}; this one would need {n}.").format(
+            most=gif_viz.MAX_FRAMES, what=what, n=n))
         return
     if render.browser_path() is None:
-        c1.caption(render.NO_BROWSER)
+        c1.caption(_(render.NO_BROWSER))
         return
-    if c1.button(f"Make GIF ({n} frame{'s' * (n != 1)})", key=f"{key}_gif_make", icon=":material/animation:",
-                 help=f"One frame per {what}, drawn as a slide (title, axes, caption); takes about a second "
-                      "a frame."):
-        bar = c2.progress(0.0, text="Starting the renderer…")
+    if c1.button(ngettext("Make GIF ({n} frame)", "Make GIF ({n} frames)", n).format(n=n), key=f"{key}_gif_make",
+                 icon=":material/animation:",
+                 help=_("One frame per {what}, drawn as a slide (title, axes, caption); takes about a second "
+                        "a frame.").format(what=what)):
+        bar = c2.progress(0.0, text=_("Starting the renderer…"))
         try:
             data = gif_viz.animate(gif_frames(frame, n, caption=caption, progress=bar))
         except render.RenderError as e:
@@ -102,5 +109,5 @@ def gif(frame: Callable[[int], object], n: int, *, name, caption: str, key: str,
         bar.empty()
         st.session_state[store] = kept = (signature, data)
     if kept is not None:
-        c2.download_button(f"GIF ({len(kept[1]) / 1e6:.1f} MB)", kept[1], f"{file}.gif", "image/gif",
+        c2.download_button(_("GIF ({mb:.1f} MB)").format(mb=len(kept[1]) / 1e6), kept[1], f"{file}.gif", "image/gif",
                            key=f"{key}_gif_file", on_click="ignore", icon=":material/download:")

@@ -13,10 +13,12 @@ import streamlit as st
 import i18n
 from app_pages._url import BIND, KEEP, stale_link
 from i18n import N_, _
+from viz.slide import one_square_map
 
 KEY = "present"
 MODES = (N_("Off"), N_("Light"), N_("Dark"))
 SCALE = 1.6                     # type size in presentation mode, against the usual
+MAP_HEIGHT = 640                # px: a square map fills a 1280 × 720 screen's height below a short title
 DARK = {"paper": "#0e1117", "ink": "#fafafa", "grid": "#31333f"}
 
 _CSS = """
@@ -93,6 +95,10 @@ def figure(fig):
         return fig
     size = (fig.layout.font.size or 14) * SCALE
     fig.update_layout(font_size=size, title_font_size=size * 1.15, hoverlabel_font_size=size)
+    if one_square_map(fig.data):            # a square map as tall as a 720-px screen allows, its cells square
+        fig.update_layout(height=max(fig.layout.height or 0, MAP_HEIGHT))
+        fig.update_yaxes(scaleanchor="x", constrain="domain")
+        fig.update_xaxes(constrain="domain")
     if m == "dark":
         fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"])
         fig.update_xaxes(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"])

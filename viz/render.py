@@ -11,11 +11,13 @@ import threading
 
 import plotly.graph_objects as go
 
+from i18n import N_, _
+
 START_TIMEOUT_S = 90         # a cold start on a busy 2-core machine takes ~15 s
 RENDER_TIMEOUT_S = 60
-NO_BROWSER = ("Slide exports are drawn by Chromium, which was not found on the server. Install it (Debian: "
-              "`apt-get install chromium`) or set BROWSER_PATH to a Chrome or Chromium; the chart's own camera "
-              "button still saves a PNG.")
+NO_BROWSER = N_("Slide exports are drawn by Chromium, which was not found on the server. Install it (Debian: "
+                "`apt-get install chromium`) or set BROWSER_PATH to a Chrome or Chromium; the chart's own camera "
+                "button still saves a PNG.")
 
 
 class RenderError(RuntimeError):
@@ -93,12 +95,12 @@ def render(fig: go.Figure, *, format: str, width: int, height: int, scale: float
     if format not in ("png", "svg"):
         raise ValueError(f"format must be png or svg, not {format!r}")
     if browser_path() is None:
-        raise RenderError(NO_BROWSER)
+        raise RenderError(_(NO_BROWSER))
     opts = dict(format=format, width=int(width), height=int(height), scale=scale)
     try:
         return _BROWSER.render(fig.to_plotly_json(), opts)
     except Exception as e:  # noqa: BLE001 (kaleido's and the browser's errors, all told the same way)
-        raise RenderError(f"The figure could not be drawn ({type(e).__name__}: {e}).") from e
+        raise RenderError(_("The figure could not be drawn ({why}).").format(why=f"{type(e).__name__}: {e}")) from e
 
 
 def close() -> None:

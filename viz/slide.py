@@ -52,7 +52,7 @@ def slide_size(fig: go.Figure) -> tuple[int, int]:
     (then its own aspect, up to MAX_HEIGHT), or it is one square map (then as wide as the map, its labels and
     its colour bar need, at most 16:9)."""
     height = int(min(MAX_HEIGHT, max(HEIGHT, round((fig.layout.height or 450) * FONT_SCALE * 0.85))))
-    if not _one_square_map(fig.data):
+    if not one_square_map(fig.data):
         return WIDTH, height
     trace = next(t for t in fig.data if t.type == "heatmap")
     left, below = _text_px(trace.y), _text_px(trace.x) * 0.87      # x labels are turned by 60°
@@ -68,7 +68,7 @@ def _text_px(labels) -> float:
     return longest * TICK_FONT * 0.55 + 10
 
 
-def _one_square_map(traces) -> bool:
+def one_square_map(traces) -> bool:
     """One N × N heatmap on the first axes (overlays on the same axes allowed), N > 1."""
     maps = [t for t in traces if _get(t, "type") == "heatmap"]
     if not maps or any((_get(t, "xaxis") or "x", _get(t, "yaxis") or "y") != ("x", "y") for t in maps):
@@ -126,7 +126,7 @@ def _shape(z) -> tuple:
 
 def _square_cells(spec: dict):
     """One square map keeps square cells (and its colour bar beside it) on its 4:3 canvas."""
-    if _one_square_map(spec["data"]):
+    if one_square_map(spec["data"]):
         spec["layout"].setdefault("yaxis", {}).update(scaleanchor="x", constrain="domain")
         spec["layout"].setdefault("xaxis", {}).update(constrain="domain", constraintoward="center")
 

@@ -1,8 +1,10 @@
 """Presentation mode: a link with present=Light or present=Dark opens the page presenting (the sidebar hidden by the
 page's CSS, type ×1.6, dark colours only in dark), the switch moves to the page's foot, Off gives the usual page back,
 the mode survives a change of language, and a hostile value is refused with a notice."""
+import pytest
+
 from app_pages import _present
-from tests.app.conftest import infos, open_link
+from tests.app.conftest import infos, open_link, plotly_chart
 
 HIDES_SIDEBAR = '[data-testid="stSidebar"]'
 
@@ -45,3 +47,11 @@ def test_a_hostile_value_is_refused_with_a_notice():
     at = open_link("home.py", present="<b>Dazzle</b>")
     assert HIDES_SIDEBAR not in css(at)
     assert any("The link asked for the presentation mode “<b>Dazzle</b>”" in i.replace("\\", "") for i in infos(at))
+
+
+def test_presenting_enlarges_the_type_and_squares_the_zoomed_map():
+    usual = plotly_chart(open_link("explorer.py"), "explorer_zoom")["layout"]
+    shown = plotly_chart(open_link("explorer.py", present="Light"), "explorer_zoom")["layout"]
+    assert shown["font"]["size"] == pytest.approx(usual["font"]["size"] * _present.SCALE)
+    assert shown["height"] >= _present.MAP_HEIGHT > usual["height"]
+    assert shown["yaxis"]["scaleanchor"] == "x"
