@@ -76,7 +76,7 @@ def test_coreference_hides_the_arrows_until_the_learner_has_predicted(coref):
     assert any(f"at **{expected}**" in m.value for m in at.markdown)
     # only the switch is bound to the URL: the pick (and the reveal, a button) never reach a copied link
     assert at.toggle(key="predict").proto.query_param_key == "predict"
-    assert not at.button_group(key="coref_predict_pick").proto.query_param_key
+    assert not at.main.button_group(key="coref_predict_pick").proto.query_param_key
 
     at.button(key="coref_predict_again").click().run()
     assert at.button_group(key="coref_predict_pick").value is None and not charts(at) and not verdicts(at)
@@ -133,7 +133,7 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
     at.number_input(key="masks_n").set_value(12).run()                       # another N: asked again
     assert at.button_group(key="masks_predict_pick").value == [] and "masks_predict_grid" not in charts(at)
     at.toggle(key="predict").set_value(False).run()                          # off: the masks at once
-    assert "masks_predict_grid" in charts(at) and not at.button_group
+    assert "masks_predict_grid" in charts(at) and not at.main.button_group
 
 
 def test_step_by_step_asks_what_softmax_gives_without_the_scaling(coref):
@@ -178,7 +178,7 @@ def test_step_by_step_asks_what_softmax_gives_without_the_scaling(coref):
 
 def test_a_link_with_predictions_off_shows_every_answer_at_once():
     at = open_link("coreference.py", predict="false")
-    assert not at.button_group and {"coref_arrows", "coref_rows"} <= set(charts(at))
+    assert not at.main.button_group and {"coref_arrows", "coref_rows"} <= set(charts(at))
     assert any(c.value == "Predictions are off: the answers are shown at once." for c in at.caption)
     assert at.toggle(key="predict").value is False and at.query_params["predict"] == "false"
 
