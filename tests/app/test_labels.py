@@ -22,7 +22,7 @@ VIEWS = [("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}), (
          ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
          *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
-         ("lecture.py", {})]
+         ("why_attention.py", {}), ("why_attention.py", {"why_tab": "Parameters vs N"}), ("lecture.py", {})]
 
 
 def _strings(node):
