@@ -14,18 +14,23 @@ COLOURS = {"x": "#7f7f7f", "layer": HEAD_COLOURS[0], "batch": HEAD_COLOURS[1]}
 
 def plot_norm_heatmaps(x: np.ndarray, layer: np.ndarray, batch: np.ndarray, *, tokens,
                        title: str | None = None) -> go.Figure:
-    """Three (T, C) heatmaps on one diverging scale, tokens down, dimensions across."""
+    """Three (T, C) heatmaps, tokens down, dimensions across: X on its own diverging scale (its colour bar beside
+    it), the two standardised matrices on one shared scale."""
     mats = {"x": np.asarray(x, dtype=np.float64), "layer": np.asarray(layer, dtype=np.float64),
             "batch": np.asarray(batch, dtype=np.float64)}
-    r = max(float(np.abs(m).max()) for m in mats.values()) or 1.0
+    rx = float(np.abs(mats["x"]).max()) or 1.0
+    rn = max(float(np.abs(mats["layer"]).max()), float(np.abs(mats["batch"]).max())) or 1.0
     ys = safe_labels(tokens)
-    fig = make_subplots(rows=1, cols=3, subplot_titles=["input X", "LayerNorm(X)", "BatchNorm(X)"],
-                        shared_yaxes=True, horizontal_spacing=0.03)
+    fig = make_subplots(rows=1, cols=3, subplot_titles=["input X (own scale)", "LayerNorm(X)", "BatchNorm(X)"],
+                        shared_yaxes=True, horizontal_spacing=0.11)
     for c, (key, m) in enumerate(mats.items(), start=1):
-        fig.add_trace(go.Heatmap(z=m, y=ys, zmin=-r, zmax=r, colorscale=DIVERGING_SCALE, showscale=c == 3,
+        fig.add_trace(go.Heatmap(z=m, y=ys, coloraxis="coloraxis" if key == "x" else "coloraxis2",
                                  hovertemplate=f"{NAMES[key]}<br>token %{{y}}<br>dimension %{{x}}<br>"
                                                "value %{z:.4f}<extra></extra>"), row=1, col=c)
         fig.update_xaxes(title="dimension", row=1, col=c)
+    bar = dict(thickness=12, len=0.9)
+    fig.update_layout(coloraxis=dict(colorscale=DIVERGING_SCALE, cmin=-rx, cmax=rx, colorbar=dict(x=0.265, **bar)),
+                      coloraxis2=dict(colorscale=DIVERGING_SCALE, cmin=-rn, cmax=rn, colorbar=dict(x=1.0, **bar)))
     fig.update_yaxes(autorange="reversed")
     return style(fig, title, max(320, min(760, 22 * len(ys) + 160)))
 

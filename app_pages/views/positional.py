@@ -214,17 +214,18 @@ def alibi_section():
 def relative_bias_section():
     st.subheader("A bias learned per offset")
     name = _resources.RELATIVE_MODEL
-    st.markdown("The textbook's relative positions (12.3.1): a parameter learned for each offset, added to the "
-                "attention scores. Here one scalar per head for each offset δ = key − query from −K to +K (farther "
-                "keys share the end columns), as in Shaw et al. and T5, shared by every layer. Unlike ALiBi's "
-                f"slopes it is trained. **{name}** is a one-layer encoder with no absolute positions at all, trained "
-                f"to write at each position {offset_digits.RULE}: the table is the only thing that can tell it where "
-                "those two digits are.")
     if name not in _resources.shipped_meta():
-        st.info(f"The model is not shipped in assets/; train it (about a minute) with `python -m model.train {name}`.")
+        st.info(f"The model {name} is not shipped in assets/; train it (about two minutes) with "
+                f"`python -m model.train {name}`.")
         return
     _, meta = _resources.model_or_stop(name)
     offsets, table = _runs.relative_bias_table(name)
+    st.markdown("The textbook's relative positions (12.3.1): a parameter learned for each offset, added to the "
+                f"attention scores. Here one scalar per head for each offset δ = key − query from −{offsets[-1]} to "
+                f"+{offsets[-1]} (farther keys share the end columns), as in Shaw et al. and T5, shared by every "
+                f"layer. Unlike ALiBi's slopes it is trained. **{name}** is a one-layer encoder with no absolute "
+                f"positions at all, trained to write at each position {offset_digits.RULE}: the table is the only "
+                "thing that can tell it where those two digits are.")
     read = meta.get("task", {}).get("offsets", list(offset_digits.OFFSETS))
     H, K = table.shape[0], int(offsets[-1])
     st.plotly_chart(vp.plot_bias_table(table, offsets, marked=read, title=f"{name}: the learned table, {H} heads × "

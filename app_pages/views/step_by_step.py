@@ -271,18 +271,18 @@ def norm_comparison_section(model, s: steps.HeadSteps, token: int, mask):
     st.plotly_chart(plot_norm_stats(stats, tokens=s.tokens), key="norm_stats")
     ln_mean, ln_std = c.stats("layer", 1)
     bn_mean, bn_std = c.stats("batch", 0)
-    a, b, d = st.columns(3)
-    a.metric("LayerNorm: largest |token mean|, |token std − 1|",
-             f"{plain(np.abs(ln_mean).max())}, {plain(np.abs(ln_std - 1).max())}")
-    b.metric("BatchNorm: largest |dimension mean|, |dimension std − 1|",
-             f"{plain(np.abs(bn_mean).max())}, {plain(np.abs(bn_std - 1).max())}")
-    d.metric(f"“{md(s.tokens[token])}” alone vs in the text: LayerNorm / BatchNorm",
-             f"{plain(c.layer_alone_change)} / {plain(c.batch_prefix_change)}",
-             help="LayerNorm: the largest change of the token's output when it is normalised on its own. BatchNorm: "
-                  "the largest change when the batch holds only the tokens up to it.")
-    st.caption(f"LayerNorm of “{md(s.tokens[token])}” is the same whatever else is in the text or the batch, so it "
-               "works for one sentence, any length, and at generation time one token at a time. BatchNorm's output "
-               "for it moves when the other tokens change, and a batch of one token would be all zeros.")
+    st.table(pd.DataFrame({
+        "LayerNorm": ["each token (row), over its C dimensions", plain(np.abs(ln_mean).max()),
+                      plain(np.abs(ln_std - 1).max()), plain(c.layer_alone_change)],
+        "BatchNorm": ["each dimension (column), over the T tokens", plain(np.abs(bn_mean).max()),
+                      plain(np.abs(bn_std - 1).max()), plain(c.batch_prefix_change)]},
+        index=["standardises", "largest |mean| along it", "largest |std − 1| along it",
+               f"largest change of “{s.tokens[token]}” with fewer tokens"]))
+    st.caption(f"With fewer tokens: “{md(s.tokens[token])}” normalised alone (LayerNorm), or in a batch of only the "
+               "tokens up to it (BatchNorm). Its LayerNorm is the same whatever else is in the text or the batch, so "
+               "it works for one sentence, any length, and at generation time one token at a time; its BatchNorm moves "
+               "when the other tokens change, and a batch of one token would be all zeros. (The |std − 1| left is ε "
+               "at work: √(σ² / (σ² + ε)) is a little under 1.)")
 
 
 def causal_section(model, s: steps.HeadSteps):

@@ -28,6 +28,11 @@ def _words(n: int) -> str:
     return f"{n:,}"
 
 
+def _tex(n: int) -> str:
+    """A count for LaTeX: thousands separated by commas that take no extra space."""
+    return f"{n:,}".replace(",", "{,}")
+
+
 def _bytes(n: int) -> str:
     b = n * sizes.BYTES_FLOAT32
     for size, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
@@ -54,9 +59,9 @@ def input_size_section():
     a.metric("Inputs N·D", f"{n * d:,}")
     b.metric("One dense layer", f"{dense:,}", help=f"{_words(dense)} parameters, {_bytes(dense)} in float32")
     c.metric("Self-attention (W_Q, W_K, W_V, W_O)", f"{attn:,}", help="the same count for any N")
-    st.latex(rf"\text{{dense: }}(N D)^2 + N D = ({n * d:,})^2 + {n * d:,} = {dense:,}".replace(",", "{,}"))
-    st.latex(rf"\text{{attention: }}3(D^2 + D) = {phi:,}\;\;(\Omega_v, \Omega_q, \Omega_k\text{{ and biases}});\;\;"
-             rf"+\,(D^2 + D)\text{{ for }}W_O = {attn:,}".replace(",", "{,}"))
+    st.latex(rf"\text{{one dense layer: }}(N D)^2 + N D = ({_tex(n * d)})^2 + {_tex(n * d)} = {_tex(dense)}")
+    st.latex(rf"\text{{self-attention: }}\underbrace{{3(D^2 + D)}}_{{\Omega_v,\,\Omega_q,\,\Omega_k\text{{ + biases}}}}"
+             rf" + \underbrace{{(D^2 + D)}}_{{W_O\text{{ + bias}}}} = {_tex(phi)} + {_tex(attn - phi)} = {_tex(attn)}")
     st.markdown(f"One dense layer over this text holds **{_words(dense)}** parameters ({_bytes(dense)} as float32), "
                 f"**{dense / attn:,.0f}×** a self-attention layer of the same width. And it fits only texts of exactly "
                 f"{n:,} words: {n + 1:,} words are {(n + 1) * d:,} inputs, which it cannot even read. Self-attention "
@@ -122,12 +127,12 @@ def rnn_section():
     labels = [str(n) for n in recurrence.SIZES]
     _url.stale_picks("why_rnn_n", labels, "the lengths")
     _url.stale_link("why_rnn_d", [str(w) for w in recurrence.WIDTHS], "the width", 128)
-    c1, c2, c3 = st.columns([3, 1, 1])
+    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     chosen = c1.multiselect("Sequence lengths N", list(recurrence.SIZES), default=[16, 64, 256, 1024],
                             key="why_rnn_n", bind=BIND, persist_state=KEEP,
                             help=f"Up to N = {recurrence.MAX_N:,}; the longest take a few seconds.")
     d = c2.selectbox("d_model", recurrence.WIDTHS, index=1, key="why_rnn_d", bind=BIND, persist_state=KEEP)
-    go = c3.button("Measure", type="primary", key="why_rnn_go", disabled=not chosen)
+    go = c3.button("Measure", type="primary", key="why_rnn_go", disabled=not chosen, width="stretch")
     if not chosen:
         st.info("Pick at least one sequence length.")
     device = _resources.device()
@@ -136,14 +141,16 @@ def rnn_section():
         for i, n in enumerate(sorted(chosen)):
             bar.progress(i / len(chosen), text=f"N = {n:,}: the RNN's {n:,} steps, then one attention layer")
             done.append(recurrence.measure(n, d, device=device))
-        bar.progress(1.0, text="Done.")
+        bar.empty()
         st.session_state[RESULTS] = (tuple(sorted(chosen)), d, device, done)
     result = st.session_state.get(RESULTS)
     if not result:
         return
     ns, width, dev, timings = result
-    st.caption(f"Measured on {html.escape(dev)} at d_model = {width}, N = {', '.join(f'{n:,}' for n in ns)}: the "
-               "median of 3 runs after a warm-up. Press Measure again after changing the lengths or the width.")
+    where = "the CPU" if dev == "cpu" else html.escape(dev)
+    st.caption(f"Measured on {where} at d_model = {width}, N = {', '.join(f'{n:,}' for n in ns)}: the "
+               f"fastest of up to {recurrence.REPEATS} runs after a warm-up (other programs on the machine only ever "
+               "add time). Press Measure again after changing the lengths or the width.")
     st.plotly_chart(plot_rnn_timing([t.n for t in timings], [t.rnn_ms for t in timings],
                                     [t.rnn_library_ms for t in timings], [t.attention_ms for t in timings]),
                     key="why_rnn_timing")
@@ -153,10 +160,17 @@ def rnn_section():
                                "attention steps run": [t.attention_steps for t in timings],
                                "self-attention (ms)": [round(t.attention_ms, 2) for t in timings]}), hide_index=True)
     last = timings[-1]
-    st.markdown(f"At N = {last.n:,} the RNN ran {last.rnn_steps:,} steps in a row ({last.rnn_library_ms:,.1f} ms even "
-                f"with the loop in C++), attention one pass ({last.attention_ms:,.1f} ms). Attention does more "
-                "arithmetic in all (N² scores), but none of it waits for anything else; the RNN's steps cannot start "
-                "early whatever the hardware, which is why training a Transformer parallelises and an RNN does not.")
+    rnn_best = min(last.rnn_ms, last.rnn_library_ms)
+    said = (f"At N = {last.n:,} the RNN ran {last.rnn_steps:,} steps in a row ({rnn_best:,.1f} ms at best), "
+            f"attention one pass ({last.attention_ms:,.1f} ms)")
+    if last.attention_ms < rnn_best:
+        said += f": {rnn_best / last.attention_ms:,.1f}× faster."
+    else:
+        said += (f": here the RNN's C++ loop was faster. Attention does more arithmetic in all (N² scores), and "
+                 f"this {'CPU' if dev == 'cpu' else html.escape(dev)} has few lanes to spread it over.")
+    st.markdown(said + " None of attention's work waits for anything else, so more cores or a GPU shorten it; the "
+                "RNN's steps cannot start early whatever the hardware, which is why a Transformer trains in "
+                "parallel and an RNN does not.")
 
 
 def render():

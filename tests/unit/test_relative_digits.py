@@ -61,6 +61,11 @@ def test_every_head_prefers_an_offset_the_task_reads_and_the_table_is_needed(shi
     assert with_bias > 0.99 and without < 0.2                          # chance is 0.1
 
 
+def test_evaluate_reproduces_the_recorded_metrics(shipped):
+    _, meta = shipped
+    assert recipe.evaluate() == meta["metrics"]
+
+
 def test_a_row_run_gives_weights_and_answers(shipped):
     model, _ = shipped
     run = learned_bias.digit_run(model, task.parse("31415926535"))
