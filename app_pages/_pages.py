@@ -35,6 +35,9 @@ PAGES = [
     ("images.py", N_("Image patches"), ":material/image:",
      N_("ViT and Swin on handwritten digits and generated scenes: patches, per-head overlays, rollout, "
      "shifted windows.")),
+    ("why_attention.py", N_("Why attention"), ":material/help:",
+     N_("The course's case for attention: 37 words × 1024 dimensions into one dense layer, parameters that do not "
+     "depend on N (a shipped model on texts of any length), and an RNN's N sequential steps against one, measured.")),
     ("architecture.py", N_("Architecture"), ":material/account_tree:",
      N_("Each shipped model drawn from its own config: embeddings, N layers, heads, d_model, d_ff, pre- or post-LN, "
      "its parameters counted, every block linked to the page that teaches it.")),

@@ -21,6 +21,7 @@ COREF_MODEL = "coref_encoder"
 GPT_MODEL = "general_gpt"
 FILL_MODEL = "general_encoder"   # masked-LM fill-in on any text (byte-level BPE)
 TRANSLATOR = "translator"
+RELATIVE_MODEL = "relative_digits"  # a learned relative-position bias, trained on an offset task (positional page)
 LOAD_COUNT = {"n": 0}            # how many times a checkpoint was read (the concurrency test reads it)
 _load_lock = threading.Lock()
 

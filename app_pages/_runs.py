@@ -296,3 +296,41 @@ def mask_coverage(pattern: str, n: int, params: tuple, causal: bool, max_layers:
     from model.engine import masks
     m = masks.build(pattern, n, causal, **dict(params))
     return MaskCoverage(m, reach.layers_to_connect(m), reach.coverage(m, max_layers))
+
+
+# ---- why attention ----
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model on texts of several lengths…")
+def length_runs(name: str, device: str, text: str, word_counts: tuple[int, ...]):
+    """model.analysis.sizes.runs_at_lengths for a shipped text model: list of LengthRun."""
+    from model.analysis import sizes
+    model, _ = load_model(name, device)
+    return sizes.runs_at_lengths(model, load_tokenizer(name), text_rule(name), text, word_counts)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def model_parts(name: str) -> dict[str, int]:
+    """Parameters of a shipped model by kind (model.analysis.sizes.parts)."""
+    from model.analysis import sizes
+    return sizes.parts(load_model(name, "cpu")[0])
+
+
+# ---- the learned relative-position bias ----
+@st.cache_data(max_entries=4, show_spinner=False)
+def relative_bias_table(name: str):
+    """(offsets (O,), table (H, O)) of a shipped model with a learned relative bias, or None."""
+    from model.analysis.learned_bias import bias_table
+    return bias_table(load_model(name, "cpu")[0])
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def relative_digit_run(name: str, device: str, digits: tuple[int, ...]):
+    """model.analysis.learned_bias.DigitRun of a row of digits."""
+    from model.analysis.learned_bias import digit_run
+    return digit_run(load_model(name, device)[0], np.array(digits, dtype=np.int64))
+
+
+@st.cache_data(max_entries=4, show_spinner="Scoring fresh rows of digits…")
+def relative_accuracy(name: str, device: str) -> tuple[float, float]:
+    """(accuracy with the learned bias, accuracy with it left out) on 512 fresh rows."""
+    from model.analysis.learned_bias import fresh_accuracy
+    return fresh_accuracy(load_model(name, device)[0])

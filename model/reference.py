@@ -28,10 +28,12 @@ def apply_mask(S: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     return S if mask is None else np.where(mask, S, -np.inf)
 
 
-def attention(Q, K, V, mask=None):
-    """Attention(Q, K, V) = softmax(QKᵀ/√d_k) V. Returns (Z (Tq, d_v), weights (Tq, Tk))."""
+def attention(Q, K, V, mask=None, bias=None):
+    """Attention(Q, K, V) = softmax(QKᵀ/√d_k + B) V, B a (Tq, Tk) bias or none. Returns (Z (Tq, d_v),
+    weights (Tq, Tk))."""
     Q, K, V = (np.asarray(a, dtype=np.float64) for a in (Q, K, V))
-    weights = softmax(apply_mask(scale(scores(Q, K), Q.shape[-1]), mask))
+    S = scale(scores(Q, K), Q.shape[-1]) + (0.0 if bias is None else np.asarray(bias, dtype=np.float64))
+    weights = softmax(apply_mask(S, mask))
     return weights @ V, weights
 
 
@@ -44,11 +46,11 @@ def attention_column_form(Q, K, V, mask=None):
 
 
 def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, b_Q=None, b_K=None, b_V=None, b_O=None,
-                         mask=None, context=None):
+                         mask=None, context=None, bias=None):
     """MultiHead(X) = Concat(head_1..head_H) W_O, head_h = Attention(X W_Q^h, C W_K^h, C W_V^h).
 
-    X: (Tq, C); context C: (Tk, C) (default X); W_*: (C, C) acting on rows (x @ W). Returns
-    (out (Tq, C), weights (H, Tq, Tk), heads (H, Tq, C/H))."""
+    X: (Tq, C); context C: (Tk, C) (default X); W_*: (C, C) acting on rows (x @ W); bias: (H, Tq, Tk) added
+    to head h's scaled scores, or None. Returns (out (Tq, C), weights (H, Tq, Tk), heads (H, Tq, C/H))."""
     X = np.asarray(X, dtype=np.float64)
     Ctx = X if context is None else np.asarray(context, dtype=np.float64)
     zero = np.zeros(X.shape[-1])
@@ -59,7 +61,7 @@ def multi_head_attention(X, W_Q, W_K, W_V, W_O, n_heads, b_Q=None, b_K=None, b_V
     heads, weights = [], []
     for h in range(n_heads):
         sl = slice(h * d, (h + 1) * d)
-        z, w = attention(Q[:, sl], K[:, sl], V[:, sl], mask)
+        z, w = attention(Q[:, sl], K[:, sl], V[:, sl], mask, None if bias is None else bias[h])
         heads.append(z)
         weights.append(w)
     out = np.concatenate(heads, axis=-1) @ W_O + (zero if b_O is None else b_O)
@@ -91,13 +93,14 @@ def feed_forward(x, W1, b1, W2, b2, activation: str = "relu"):
     return h @ W2 + b2
 
 
-def transformer_layer(X, p: dict, n_heads: int, norm: str = "post", mask=None, activation="relu"):
-    """One encoder layer. post-LN: H = LN(X + MHA(X)); Y = LN(H + FFN(H)).
+def transformer_layer(X, p: dict, n_heads: int, norm: str = "post", mask=None, activation="relu", bias=None):
+    """One encoder layer (bias: (H, T, T) added to the attention scores, or None).
+    post-LN: H = LN(X + MHA(X)); Y = LN(H + FFN(H)).
     pre-LN: H = X + MHA(LN(X)); Y = H + FFN(LN(H)).
     p: W_Q, W_K, W_V, W_O (C, C), b_Q.. b_O, ln1_g, ln1_b, W1 (C, F), b1, W2 (F, C), b2, ln2_g, ln2_b."""
     def mha(x):
         return multi_head_attention(x, p["W_Q"], p["W_K"], p["W_V"], p["W_O"], n_heads, p["b_Q"],
-                                    p["b_K"], p["b_V"], p["b_O"], mask=mask)[0]
+                                    p["b_K"], p["b_V"], p["b_O"], mask=mask, bias=bias)[0]
 
     def ffn(x):
         return feed_forward(x, p["W1"], p["b1"], p["W2"], p["b2"], activation)

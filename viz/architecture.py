@@ -92,8 +92,10 @@ def _positions(c: dict, rows: int) -> Block:
     if kind == "none":
         return Block("positions", "No positional encoding", "positions", "positions",
                      (("attention alone cannot tell word order", ""),))
+    k = c.get("max_offset", 16)
     detail = {"learned": f"a learned {rows} × {d} table, added",
-              "sinusoidal": f"fixed sine/cosine waves, {rows} × {d}, added"}.get(kind, "")
+              "sinusoidal": f"fixed sine/cosine waves, {rows} × {d}, added",
+              "relative": f"a learned bias per head and offset (±{k}), added to the scores"}.get(kind, "")
     return Block("positions", f"+ {kind} positions", "positions", "positions", ((detail, ""),) if detail else ())
 
 

@@ -1,9 +1,11 @@
 """Figures for the positional-encoding page: the sine/cosine barcode, waves, wavelengths, similarity by
-offset, the shift matrix, RoPE/ALiBi score matrices and the order-blindness errors. numpy in, Plotly out."""
+offset, the shift matrix, RoPE/ALiBi score matrices, a learned relative-bias table and the order-blindness errors.
+numpy in, Plotly out."""
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from labels import layer_label
+from labels import head_only, layer_label
 
 from .heatmap import plot_heatmap
 from .theme import DIVERGING_SCALE, HEAD_COLOURS, style
@@ -158,3 +160,60 @@ def plot_row_norms(norms: np.ndarray, initial: float | None = None, *,
     fig.update_xaxes(title="position")
     fig.update_yaxes(title="vector length", rangemode="tozero")
     return style(fig, title, 300)
+
+
+def plot_bias_table(table: np.ndarray, offsets: np.ndarray, *, marked=(), title: str | None = None) -> go.Figure:
+    """A learned relative-position bias: (H, O) values, one row per head, one column per offset (key − query);
+    the end columns stand for every farther offset. marked: offsets outlined (those a task reads)."""
+    t = np.asarray(table, dtype=np.float64)
+    offsets = np.asarray(offsets)
+    r = _sym(t)
+    ticks = [f"≤{o}" if o == offsets[0] else f"≥+{o}" if o == offsets[-1] else f"{o:+d}" for o in offsets]
+    heads = [head_only(h) for h in range(t.shape[0])]
+    fig = go.Figure(go.Heatmap(z=t, x=ticks, y=heads, zmin=-r, zmax=r, colorscale=DIVERGING_SCALE,
+                               colorbar=dict(title="bias"), texttemplate="%{z:.2f}",
+                               hovertemplate="%{y}, offset %{x}<br>bias %{z:.6f}<extra></extra>"))
+    for o in marked:
+        i = int(np.searchsorted(offsets, o))
+        fig.add_shape(type="rect", x0=i - 0.5, x1=i + 0.5, y0=-0.5, y1=len(heads) - 0.5,
+                      line=dict(color="black", width=2))
+    fig.update_xaxes(title="offset δ = key position − query position", type="category")
+    fig.update_yaxes(autorange="reversed", title="head", type="category")
+    return style(fig, title, max(260, 48 * len(heads) + 150))
+
+
+def plot_bias_curves(offsets: np.ndarray, learned: np.ndarray, alibi: np.ndarray, *,
+                     title: str | None = None) -> go.Figure:
+    """Bias against offset, one line per head: the learned table (left) beside ALiBi's fixed −m·|δ| for as many
+    heads (right). learned, alibi: (H, O)."""
+    offsets = np.asarray(offsets)
+    fig = make_subplots(rows=1, cols=2, shared_yaxes=True, horizontal_spacing=0.05,
+                        subplot_titles=("Learned during training (one value per offset)",
+                                        "ALiBi, fixed before training (−m·|δ|)"))
+    for col, values, kind in ((1, learned, "learned"), (2, alibi, "ALiBi")):
+        for h, row in enumerate(np.asarray(values, dtype=np.float64)):
+            fig.add_scatter(x=offsets, y=row, mode="lines+markers", name=head_only(h), legendgroup=head_only(h),
+                            showlegend=col == 1, marker=dict(size=5),
+                            line=dict(color=HEAD_COLOURS[h % len(HEAD_COLOURS)], dash=DASHES[h % len(DASHES)]),
+                            hovertemplate=f"{kind}, {head_only(h)}<br>offset %{{x}}<br>bias %{{y:.4f}}<extra></extra>",
+                            row=1, col=col)
+    fig.update_xaxes(title="offset δ = key − query", zeroline=True)
+    fig.update_yaxes(title="added to the score", row=1, col=1)
+    return style(fig, title, 380)
+
+
+def plot_head_weights(weights: np.ndarray, labels, *, title: str | None = None) -> go.Figure:
+    """(H, T, T) attention weights, one small heatmap per head side by side; labels: the T tokens."""
+    w = np.asarray(weights, dtype=np.float64)
+    H = w.shape[0]
+    ticks = [f"{t}·{i}" for i, t in enumerate(labels)]
+    fig = make_subplots(rows=1, cols=H, subplot_titles=[head_only(h) for h in range(H)], shared_yaxes=True,
+                        horizontal_spacing=0.02)
+    for h in range(H):
+        fig.add_trace(go.Heatmap(z=w[h], x=ticks, y=ticks, zmin=0, zmax=1, colorscale="Blues", showscale=h == H - 1,
+                                 hovertemplate=f"{head_only(h)}<br>query %{{y}}<br>key %{{x}}<br>"
+                                               "weight %{z:.4f}<extra></extra>"), row=1, col=h + 1)
+        fig.update_xaxes(title="key", showticklabels=False, row=1, col=h + 1)
+    fig.update_yaxes(autorange="reversed", showticklabels=False)
+    fig.update_yaxes(title="query", row=1, col=1)
+    return style(fig, title, 340)

@@ -1,7 +1,7 @@
 """Positional encodings. Teaches: self-attention alone cannot tell word order (shown live on the shipped
 encoder), the sine/cosine table and its waves, similarity that depends on the offset only, the shift
-identity PE(pos + k) = M_k·PE(pos), learned tables, relative schemes (RoPE, ALiBi), and what happens
-beyond the trained length."""
+identity PE(pos + k) = M_k·PE(pos), learned tables, relative schemes (RoPE, ALiBi, and a bias learned per offset
+in a trained model), and what happens beyond the trained length."""
 import html
 
 import numpy as np
@@ -13,7 +13,7 @@ from app_pages._numbers import plain
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import relative, shift
 from model.analysis.order import permute_run
-from model.data import text_input
+from model.data import offset_digits, text_input
 from model.engine.errors import InputError
 from model.engine.positions import sinusoidal
 from model.reference import softmax
@@ -24,6 +24,8 @@ from viz.slide import caption_line
 WIDTHS = [16, 32, 64, 128, 256, 512]
 ORDER_A, ORDER_B = "The woman ate the raccoon.", "The raccoon ate the woman."
 MAX_ORDER_CHARS = 400
+DIGITS = "31415926535897932384626"       # the row the relative-bias model reads by default
+MAX_DIGIT_CHARS = 200
 INIT_STD = 0.02                          # model.positional initialises learned tables with N(0, 0.02²)
 TABS = ["Word order", "Waves", "Similarity", "Shift identity", "Learned vs relative", "Beyond max_len"]
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
@@ -234,6 +236,57 @@ def alibi_section():
                   name=("alibi_weights", *stem), caption=about)
 
 
+def relative_bias_section():
+    st.subheader("A bias learned per offset")
+    name = _resources.RELATIVE_MODEL
+    if name not in _resources.shipped_meta():
+        st.info(f"The model {name} is not shipped in assets/; train it (about two minutes) with "
+                f"`python -m model.train {name}`.")
+        return
+    _, meta = _resources.model_or_stop(name)
+    offsets, table = _runs.relative_bias_table(name)
+    st.markdown("The textbook's relative positions (12.3.1): a parameter learned for each offset, added to the "
+                f"attention scores. Here one scalar per head for each offset δ = key − query from −{offsets[-1]} to "
+                f"+{offsets[-1]} (farther keys share the end columns), as in Shaw et al. and T5, shared by every "
+                f"layer. Unlike ALiBi's slopes it is trained. **{name}** is a one-layer encoder with no absolute "
+                f"positions at all, trained to write at each position {offset_digits.RULE}: the table is the only "
+                "thing that can tell it where those two digits are.")
+    read = meta.get("task", {}).get("offsets", list(offset_digits.OFFSETS))
+    H, K = table.shape[0], int(offsets[-1])
+    st.plotly_chart(vp.plot_bias_table(table, offsets, marked=read, title=f"{name}: the learned table, {H} heads × "
+                                       f"{2 * K + 1} offsets (outlined: the offsets the task reads)"),
+                    key="relb_table")
+    alibi = -relative.alibi_slopes(H)[:, None] * np.abs(offsets)[None, :]            # (H, O)
+    st.plotly_chart(vp.plot_bias_curves(offsets, table, alibi), key="relb_curves")
+    best = [f"{head_only(h)}: {int(offsets[np.argmax(row)]):+d}" for h, row in enumerate(table)]
+    st.caption("Highest bias per head: " + ", ".join(best) + ". ALiBi's slopes (for as many heads) only ever prefer "
+               "the nearest keys, on both sides alike; RoPE has no table at all: its score at an offset comes from "
+               "rotating q and k, so it depends on their content too (the lines of the RoPE section).")
+    device = _resources.device()
+    with_bias, without = _runs.relative_accuracy(name, device)
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Accuracy on 512 fresh rows", f"{with_bias:.1%}")
+    c2.metric("The same weights, table left out", f"{without:.1%}")
+    c3.metric("Guessing", f"{1 / offset_digits.VOCAB:.0%}")
+    _url.clipped_link_text("relb_digits", MAX_DIGIT_CHARS)
+    typed = st.text_input("A row of digits for the model", DIGITS, max_chars=MAX_DIGIT_CHARS, key="relb_digits",
+                          bind=BIND, persist_state=KEEP)
+    try:
+        digits = offset_digits.parse(typed)
+    except ValueError as e:
+        st.error(str(e))
+        return
+    run = _runs.relative_digit_run(name, device, tuple(int(x) for x in digits))
+    st.plotly_chart(vp.plot_head_weights(run.weights[0], [str(x) for x in digits],
+                                         title="Its attention on this row: bands one left of and two right of the "
+                                               "diagonal"), key="relb_weights")
+    st.markdown(f"It writes **{run.correct} of {run.scored}** targets right on this row (the first position and "
+                "the last two have none):")
+    st.dataframe(pd.DataFrame([digits, ["·" if e < 0 else str(e) for e in run.expected],
+                               ["·" if e < 0 else str(p) for p, e in zip(run.predicted, run.expected)]],
+                              index=["digit x", "target", "model"]).astype(str))
+
+
 def order_section():
     st.markdown("Self-attention without positions treats a sentence as a bag of words: reorder the words and "
                 "every output vector and attention weight is only reordered the same way. Here the shipped "
@@ -350,9 +403,10 @@ def length_section():
 
 def render():
     st.title("Positional encodings")
-    st.caption("Why word order needs positions, and four ways to give them: sinusoidal, learned, RoPE, ALiBi.")
+    st.caption("Why word order needs positions, and five ways to give them: sinusoidal, learned, RoPE, ALiBi, and a "
+               "bias learned per offset.")
     sections = [order_section, waves_section, similarity_section, shift_section,
-                lambda: (learned_section(), rope_section(), alibi_section()), length_section]
+                lambda: (learned_section(), rope_section(), alibi_section(), relative_bias_section()), length_section]
     # only the open tab runs (and sends its figures): the page stays quick on a laptop; the open tab is in the URL
     _url.stale_link("pos_tab", TABS, "the tab", TABS[0])
     for tab, section in zip(st.tabs(TABS, key="pos_tab", on_change="rerun", bind=BIND), sections):

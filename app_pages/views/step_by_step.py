@@ -14,7 +14,8 @@ from app_pages._markup import esc, md
 from app_pages._numbers import plain
 from labels import file_label, head_label, head_only, layer_label
 from model import reference
-from model.analysis import steps
+from model.analysis import norms, steps
+from viz.norms import plot_norm_heatmaps, plot_norm_stats
 from viz.slide import caption_line
 from viz.steps import plot_matrix, plot_saturation, plot_softmax_bars, plot_trace
 
@@ -336,6 +337,39 @@ def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask, about: Ab
             if norm == own:
                 diff = np.abs(trace[-1].vector - hidden[s.layer + 1][token]).max()
                 st.caption(f"Largest |difference| to the model's own layer output: {plain(diff)}")
+    norm_comparison_section(model, s, token, mask)
+
+
+def norm_comparison_section(model, s: steps.HeadSteps, token: int, mask):
+    """LayerNorm against BatchNorm on the activations this layer's first LayerNorm reads."""
+    x = norms.first_norm_input(model, s.X, s.layer, mask)
+    c = norms.compare(x, token)
+    T, C = x.shape
+    what = ("X + MultiHead(X), the sum its first Add & Norm normalises" if model.config.norm == "post"
+            else "X, which its first LayerNorm normalises before attention")
+    st.markdown("#### LayerNorm, not BatchNorm")
+    st.markdown(f"The same activations of {layer_label(s.layer)}: {what}, T = {T} tokens × C = {C} dimensions, with "
+                "the tokens of the text as the batch. **LayerNorm** standardises each row (one token over its own C "
+                "dimensions, as the textbook's 12.4 says); **BatchNorm** each column (one dimension over the batch). "
+                "Only the standardising step is drawn; each then applies its own learned γ and β.")
+    st.plotly_chart(plot_norm_heatmaps(c.x, c.layer, c.batch, tokens=s.tokens), key="norm_heatmaps")
+    stats = {k: dict(zip(("token_mean", "token_std", "dim_mean", "dim_std"), (*c.stats(k, 1), *c.stats(k, 0))))
+             for k in ("x", "layer", "batch")}
+    st.plotly_chart(plot_norm_stats(stats, tokens=s.tokens), key="norm_stats")
+    ln_mean, ln_std = c.stats("layer", 1)
+    bn_mean, bn_std = c.stats("batch", 0)
+    st.table(pd.DataFrame({
+        "LayerNorm": ["each token (row), over its C dimensions", plain(np.abs(ln_mean).max()),
+                      plain(np.abs(ln_std - 1).max()), plain(c.layer_alone_change)],
+        "BatchNorm": ["each dimension (column), over the T tokens", plain(np.abs(bn_mean).max()),
+                      plain(np.abs(bn_std - 1).max()), plain(c.batch_prefix_change)]},
+        index=["standardises", "largest |mean| along it", "largest |std − 1| along it",
+               f"largest change of “{s.tokens[token]}” with fewer tokens"]))
+    st.caption(f"With fewer tokens: “{md(s.tokens[token])}” normalised alone (LayerNorm), or in a batch of only the "
+               "tokens up to it (BatchNorm). Its LayerNorm is the same whatever else is in the text or the batch, so "
+               "it works for one sentence, any length, and at generation time one token at a time; its BatchNorm moves "
+               "when the other tokens change, and a batch of one token would be all zeros. (The |std − 1| left is ε "
+               "at work: √(σ² / (σ² + ε)) is a little under 1.)")
 
 
 def causal_section(model, s: steps.HeadSteps, about: About):

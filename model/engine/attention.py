@@ -3,7 +3,8 @@
 Two paths: a fast one (`F.scaled_dot_product_attention`, or a kernel given at construction) for training
 and whenever nobody looks, and an explicit one, taken inside `model.engine.capture.capturing()`, that also
 returns the weights (and, on request, q, k, v, scores).
-Masks are boolean "may attend" tensors (True = may attend), broadcastable to (B, H, Tq, Tk).
+Masks are boolean "may attend" tensors (True = may attend), broadcastable to (B, H, Tq, Tk); a bias is a float
+tensor added to the scaled scores before the softmax (a learned relative-position bias), broadcastable the same way.
 """
 import math
 
@@ -14,14 +15,17 @@ from torch import nn
 from model.engine.capture import Intermediates, active
 
 
-def attention(q, k, v, mask=None):
-    """Explicit scaled dot-product attention.
+def attention(q, k, v, mask=None, bias=None):
+    """Explicit scaled dot-product attention, softmax(QKᵀ/√d_k + bias).
 
     q: (B, H, Tq, D); k, v: (B, H, Tk, D); mask: bool, True = may attend, broadcastable to
-    (B, H, Tq, Tk). Returns out (B, H, Tq, D), weights (B, H, Tq, Tk), scores (B, H, Tq, Tk).
-    A fully masked row gives zero weights (not NaN).
+    (B, H, Tq, Tk); bias: float, broadcastable the same way, or None. Returns out (B, H, Tq, D),
+    weights (B, H, Tq, Tk), scores (B, H, Tq, Tk) (scaled, bias added). A fully masked row gives zero
+    weights (not NaN).
     """
     scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))   # (B, H, Tq, Tk)
+    if bias is not None:
+        scores = scores + bias
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)
@@ -30,12 +34,12 @@ def attention(q, k, v, mask=None):
     return weights @ v, weights, scores
 
 
-def attention_into(q, k, v, mask=None, out=None):
+def attention_into(q, k, v, mask=None, out=None, bias=None):
     """The explicit path without keeping the scores: the same softmax(QKᵀ/√d_k)V, with the scores
     computed by one fused baddbmm straight into `out` and masked and softmaxed there in place (no
     temporaries of size N², about half the cost of `attention` at N = 512 on CPU).
 
-    q: (B, H, Tq, D); k, v: (B, H, Tk, D); mask as in `attention`; out: optional contiguous float
+    q: (B, H, Tq, D); k, v: (B, H, Tk, D); mask and bias as in `attention`; out: optional contiguous float
     (B, H, Tq, Tk) buffer that receives the weights. Returns out (B, H, Tq, D), weights (B, H, Tq, Tk).
     """
     B, H, Tq, D = q.shape
@@ -44,6 +48,8 @@ def attention_into(q, k, v, mask=None, out=None):
     w3 = w.view(B * H, Tq, Tk)
     torch.baddbmm(w3, q.reshape(B * H, Tq, D), k.reshape(B * H, Tk, D).transpose(1, 2),
                   beta=0, alpha=1.0 / math.sqrt(D), out=w3)              # (B·H, Tq, Tk) scaled scores
+    if bias is not None:
+        w.add_(bias)
     if mask is not None:
         w.masked_fill_(mask.logical_not(), float("-inf"))
     torch.ops.aten._softmax.out(w, -1, False, out=w)                      # in place, row-wise
@@ -78,8 +84,17 @@ class MultiHeadAttention(nn.Module):
         B, H, T, D = x.shape
         return x.transpose(1, 2).reshape(B, T, H * D)                       # (B, T, C)
 
-    def forward(self, x, context=None, mask=None, kv_cache=None):
-        """x: (B, Tq, C); context: (B, Tk, C) or None; mask: bool (Tq, Tk) or broadcastable.
+    @staticmethod
+    def _float_mask(mask, bias):
+        """The attn_mask for F.scaled_dot_product_attention: the boolean mask alone, or the bias with −inf
+        where the mask forbids (a float attn_mask is added to the scores)."""
+        if bias is None:
+            return mask
+        return bias if mask is None else bias.masked_fill(~mask, float("-inf"))
+
+    def forward(self, x, context=None, mask=None, kv_cache=None, bias=None):
+        """x: (B, Tq, C); context: (B, Tk, C) or None; mask: bool (Tq, Tk) or broadcastable; bias: float
+        (H, Tq, Tk) or broadcastable to (B, H, Tq, Tk), added to the scaled scores, or None.
 
         kv_cache: optional dict; when given, new keys/values are appended to cache["k"], cache["v"]
         (incremental decoding). Returns (out (B, Tq, C), Intermediates inside `capturing()`, else None).
@@ -94,15 +109,15 @@ class MultiHeadAttention(nn.Module):
             kv_cache["k"], kv_cache["v"] = k, v
         request = active()
         if request is None:
-            if self.kernel is not None and mask is None and kv_cache is None:
+            if self.kernel is not None and mask is None and kv_cache is None and bias is None:
                 return self.w_o(self.merge_heads(self.kernel(q, k, v))), None
             p = self.dropout if self.training else 0.0
-            y = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=self._float_mask(mask, bias), dropout_p=p)
             return self.w_o(self.merge_heads(y)), None
         if request.weights_only and not torch.is_grad_enabled():     # in-place ops: inference only
             shape = (q.shape[0], self.n_heads, q.shape[2], k.shape[2])
-            y, weights = attention_into(q, k, v, mask, out=request.buffer_for(shape))
+            y, weights = attention_into(q, k, v, mask, out=request.buffer_for(shape), bias=bias)
             return self.w_o(self.merge_heads(y)), Intermediates(weights=weights)
-        y, weights, scores = attention(q, k, v, mask)
+        y, weights, scores = attention(q, k, v, mask, bias)
         kept = {name: t for name, t in (("q", q), ("k", k), ("v", v), ("scores", scores)) if name in request.keep}
         return self.w_o(self.merge_heads(y)), Intermediates(weights=weights, **kept)

@@ -1,7 +1,7 @@
 """Model configuration: one frozen dataclass and a table of named presets (minGPT's `model_type`)."""
 from dataclasses import asdict, dataclass, fields
 
-POS_ENCODINGS = ("sinusoidal", "learned", "none")
+POS_ENCODINGS = ("sinusoidal", "learned", "relative", "none")
 NORMS = ("post", "pre")
 KINDS = ("encoder", "decoder", "encoder_decoder")
 
@@ -14,7 +14,7 @@ class ModelConfig:
     n_layers: int = 4
     d_ff: int = 512
     max_len: int = 256
-    pos_encoding: str = "sinusoidal"   # "sinusoidal" | "learned" | "none"
+    pos_encoding: str = "sinusoidal"   # "sinusoidal" | "learned" | "relative" (a learned bias per offset) | "none"
     norm: str = "post"                 # "post" = Add & Norm as in the paper | "pre"
     kind: str = "encoder"              # "encoder" | "decoder" | "encoder_decoder"
     n_dec_layers: int = 0              # decoder layers of an encoder_decoder (0 = n_layers)
@@ -22,6 +22,7 @@ class ModelConfig:
     activation: str = "relu"           # "relu" as in the paper | "gelu"
     dropout: float = 0.0
     embed_norm: bool = False           # LayerNorm on the embeddings (BERT)
+    max_offset: int = 16               # relative: offsets beyond ±max_offset share the last bias
 
     def __post_init__(self):
         if self.d_model % self.n_heads:
@@ -30,6 +31,10 @@ class ModelConfig:
                               ("activation", ("relu", "gelu"))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}={getattr(self, name)!r}; choose one of {allowed}")
+        if self.pos_encoding == "relative" and self.kind == "encoder_decoder":
+            raise ValueError("pos_encoding='relative' is built for encoder and decoder stacks, not encoder_decoder")
+        if self.max_offset < 1:
+            raise ValueError(f"max_offset={self.max_offset} must be at least 1")
 
     @property
     def head_dim(self) -> int:

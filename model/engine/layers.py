@@ -44,10 +44,12 @@ class Block(nn.Module):
         y, inter = fn(x)                   # LN(x + f(x))
         return norm(x + self.drop(y)), inter
 
-    def forward(self, x, mask=None, memory=None, memory_mask=None, kv_cache=None):
-        """x: (B, T, C); memory: (B, S, C) encoder output for cross-attention.
+    def forward(self, x, mask=None, memory=None, memory_mask=None, kv_cache=None, bias=None):
+        """x: (B, T, C); memory: (B, S, C) encoder output for cross-attention; bias: (H, T, Tk) added to the
+        self-attention scores (a relative-position bias) or None.
         Returns (x, self-attention Intermediates | None, cross-attention Intermediates | None)."""
-        x, inter = self._sublayer(x, self.norm1, lambda h: self.self_attn(h, mask=mask, kv_cache=kv_cache))
+        x, inter = self._sublayer(x, self.norm1,
+                                  lambda h: self.self_attn(h, mask=mask, kv_cache=kv_cache, bias=bias))
         cross = None
         if self.cross_attn is not None:
             x, cross = self._sublayer(x, self.norm_cross,

@@ -34,8 +34,9 @@ class PositionalEncoding(nn.Module):
                                  persistent=False)
 
     def forward(self, x, offset: int = 0, enabled: bool = True):
-        """x: (B, T, C) -> (B, T, C). `enabled=False` switches positions off (order-blindness demo)."""
-        if self.kind == "none" or not enabled:
+        """x: (B, T, C) -> (B, T, C). `enabled=False` switches positions off (order-blindness demo); "relative"
+        positions add nothing here (they are a bias on the scores, model.engine.relative_bias)."""
+        if self.kind in ("none", "relative") or not enabled:
             return x
         T = x.shape[1]
         if offset + T > self.max_len:

@@ -14,6 +14,7 @@ from model.engine.capture import active
 from model.engine.config import ModelConfig
 from model.engine.layers import Block
 from model.engine.positions import PositionalEncoding
+from model.engine.relative_bias import RelativePositionBias
 
 
 def causal_mask(T: int, device=None, offset: int = 0) -> torch.Tensor:
@@ -41,14 +42,15 @@ class Stack(nn.Module):
         self.layers = nn.ModuleList(Block(config, cross=cross, kernel=kernel) for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(config.d_model) if config.norm == "pre" else nn.Identity()
 
-    def forward(self, x, mask=None, memory=None, memory_mask=None, kv_caches=None) -> StackOutput:
-        """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse)."""
+    def forward(self, x, mask=None, memory=None, memory_mask=None, kv_caches=None, bias=None) -> StackOutput:
+        """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse); bias: one float
+        (H, T, Tk) relative-position bias added to every layer's self-attention scores, or None."""
         keep = active() is not None
         out = StackOutput(x=x, hidden=[x] if keep else [])
         for i, layer in enumerate(self.layers):
             m = mask[i] if isinstance(mask, (list, tuple)) else mask
             cache = kv_caches[i] if kv_caches is not None else None
-            x, inter, cross = layer(x, mask=m, memory=memory, memory_mask=memory_mask, kv_cache=cache)
+            x, inter, cross = layer(x, mask=m, memory=memory, memory_mask=memory_mask, kv_cache=cache, bias=bias)
             if keep:
                 out.hidden.append(x)
                 out.intermediates.append(inter)
@@ -88,6 +90,9 @@ class Transformer(nn.Module):
             self.encoder = Stack(c, c.n_layers, kernel=kernel)
             out_vocab = c.vocab_size
         self.lm_head = nn.Linear(c.d_model, out_vocab)
+        # pos_encoding="relative": nothing is added to the embeddings; one learned bias per head and offset
+        # goes into every layer's scores instead
+        self.rel_bias = RelativePositionBias(c.n_heads, c.max_offset) if c.pos_encoding == "relative" else None
 
     @classmethod
     def from_config(cls, config: dict) -> "Transformer":
@@ -96,11 +101,14 @@ class Transformer(nn.Module):
     # ---- encoder / decoder-only -------------------------------------------------------------
     def encode(self, ids, mask=None, positions=True, kv_caches=None, offset=0) -> StackOutput:
         """Run the (self-attention) stack. For kind="decoder" the causal mask is applied here
-        unless `mask` is given. ids: (B, T). Returns StackOutput with x (B, T, C)."""
+        unless `mask` is given. ids: (B, T). positions=False also leaves out a relative bias.
+        Returns StackOutput with x (B, T, C)."""
+        T = ids.shape[1]
         if mask is None and self.config.kind == "decoder":
-            mask = causal_mask(ids.shape[1], ids.device, offset=offset)
+            mask = causal_mask(T, ids.device, offset=offset)
         x = self.embed(ids, offset=offset, positions=positions)
-        return self.encoder(x, mask=mask, kv_caches=kv_caches)
+        bias = self.rel_bias(T, offset + T, q_start=offset) if self.rel_bias is not None and positions else None
+        return self.encoder(x, mask=mask, kv_caches=kv_caches, bias=bias)
 
     # ---- encoder-decoder ----------------------------------------------------------------------
     def decode(self, tgt_ids, memory, memory_mask=None, kv_caches=None, offset=0) -> StackOutput:
