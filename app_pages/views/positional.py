@@ -253,11 +253,13 @@ def relative_bias_section():
                 "thing that can tell it where those two digits are.")
     read = meta.get("task", {}).get("offsets", list(offset_digits.OFFSETS))
     H, K = table.shape[0], int(offsets[-1])
-    st.plotly_chart(vp.plot_bias_table(table, offsets, marked=read, title=f"{name}: the learned table, {H} heads × "
-                                       f"{2 * K + 1} offsets (outlined: the offsets the task reads)"),
-                    key="relb_table")
+    about = caption_line(name, "learned relative bias")
+    _export.chart(vp.plot_bias_table(table, offsets, marked=read, title=f"{name}: the learned table, {H} heads × "
+                                     f"{2 * K + 1} offsets (outlined: the offsets the task reads)"),
+                  key="relb_table", name=(name, "relative_bias_table"), caption=about)
     alibi = -relative.alibi_slopes(H)[:, None] * np.abs(offsets)[None, :]            # (H, O)
-    st.plotly_chart(vp.plot_bias_curves(offsets, table, alibi), key="relb_curves")
+    _export.chart(vp.plot_bias_curves(offsets, table, alibi), key="relb_curves",
+                  name=(name, "relative_bias_vs_alibi"), caption=about)
     best = [f"{head_only(h)}: {int(offsets[np.argmax(row)]):+d}" for h, row in enumerate(table)]
     st.caption("Highest bias per head: " + ", ".join(best) + ". ALiBi's slopes (for as many heads) only ever prefer "
                "the nearest keys, on both sides alike; RoPE has no table at all: its score at an offset comes from "
@@ -277,9 +279,10 @@ def relative_bias_section():
         st.error(str(e))
         return
     run = _runs.relative_digit_run(name, device, tuple(int(x) for x in digits))
-    st.plotly_chart(vp.plot_head_weights(run.weights[0], [str(x) for x in digits],
-                                         title="Its attention on this row: bands one left of and two right of the "
-                                               "diagonal"), key="relb_weights")
+    _export.chart(vp.plot_head_weights(run.weights[0], [str(x) for x in digits],
+                                       title="Its attention on this row: bands one left of and two right of the "
+                                             "diagonal"), key="relb_weights", name=(name, "L0", "attention"),
+                  caption=caption_line(name, "L0", text="".join(str(x) for x in digits)))
     st.markdown(f"It writes **{run.correct} of {run.scored}** targets right on this row (the first position and "
                 "the last two have none):")
     st.dataframe(pd.DataFrame([digits, ["·" if e < 0 else str(e) for e in run.expected],

@@ -171,11 +171,12 @@ def predict_scaling(model, s: steps.HeadSteps, token: int, mask) -> bool:
     if not _predict.predict("steps_predict", question, steps.CHANGES, ex["change"], explain,
                             format_func=CHANGE_LABELS.get):
         return False
-    st.plotly_chart(plot_softmax_bars({f"scaled: softmax(q·k/√{D})": ex["weights_scaled"],
-                                       "no scaling: softmax(q·k)": ex["weights_unscaled"]}, keys=s.tokens,
-                                      title=f"{name}, query “{esc(label)}”: the real scores, with and without "
-                                            "÷√d_k"),
-                    width="stretch", key="steps_predict_bars")
+    _export.chart(plot_softmax_bars({f"scaled: softmax(q·k/√{D})": ex["weights_scaled"],
+                                     "no scaling: softmax(q·k)": ex["weights_unscaled"]}, keys=s.tokens,
+                                    title=f"{name}, query “{esc(label)}”: the real scores, with and without "
+                                          "÷√d_k"),
+                  width="stretch", key="steps_predict_bars", name=(name, "softmax_with_and_without_scaling"),
+                  caption=caption_line(name, text=label))
     return True
 
 
@@ -352,10 +353,13 @@ def norm_comparison_section(model, s: steps.HeadSteps, token: int, mask):
                 "the tokens of the text as the batch. **LayerNorm** standardises each row (one token over its own C "
                 "dimensions, as the textbook's 12.4 says); **BatchNorm** each column (one dimension over the batch). "
                 "Only the standardising step is drawn; each then applies its own learned γ and β.")
-    st.plotly_chart(plot_norm_heatmaps(c.x, c.layer, c.batch, tokens=s.tokens), key="norm_heatmaps")
+    about = caption_line(layer_label(s.layer), text=" ".join(s.tokens))
+    _export.chart(plot_norm_heatmaps(c.x, c.layer, c.batch, tokens=s.tokens), key="norm_heatmaps",
+                  name=(layer_label(s.layer), "layernorm_vs_batchnorm"), caption=about)
     stats = {k: dict(zip(("token_mean", "token_std", "dim_mean", "dim_std"), (*c.stats(k, 1), *c.stats(k, 0))))
              for k in ("x", "layer", "batch")}
-    st.plotly_chart(plot_norm_stats(stats, tokens=s.tokens), key="norm_stats")
+    _export.chart(plot_norm_stats(stats, tokens=s.tokens), key="norm_stats",
+                  name=(layer_label(s.layer), "layernorm_vs_batchnorm_statistics"), caption=about)
     ln_mean, ln_std = c.stats("layer", 1)
     bn_mean, bn_std = c.stats("batch", 0)
     st.table(pd.DataFrame({

@@ -7,10 +7,11 @@ import html
 import pandas as pd
 import streamlit as st
 
-from app_pages import _resources, _runs, _url
+from app_pages import _export, _resources, _runs, _url
 from app_pages._markup import md
 from model.analysis import recurrence, sizes
 from model.data.course_world import PARAGRAPH
+from viz.slide import caption_line
 from viz.why_attention import plot_param_growth, plot_rnn_timing
 
 TABS = ["Input size", "Parameters vs N", "RNN vs attention"]
@@ -67,8 +68,10 @@ def input_size_section():
                 f"{n:,} words: {n + 1:,} words are {(n + 1) * d:,} inputs, which it cannot even read. Self-attention "
                 "applies the same W_Q, W_K, W_V to every word, so its count has no N in it.")
     grid = sizes.growth(d, max(10 * n, 1000))
-    st.plotly_chart(plot_param_growth(grid["N"], grid["dense"], grid["attention"], d=d, marked_n=n,
-                                      title=f"Parameters against N at D = {d:,}"), key="why_growth")
+    _export.chart(plot_param_growth(grid["N"], grid["dense"], grid["attention"], d=d, marked_n=n,
+                                    title=f"Parameters against N at D = {d:,}"), key="why_growth",
+                  name=("dense_vs_attention_parameters", f"N{n}", f"D{d}"),
+                  caption=caption_line(f"N = {n:,}", f"D = {d:,}"))
 
 
 def parameters_section():
@@ -108,8 +111,9 @@ def parameters_section():
                      "table.")
     grid = sizes.growth(c["d_model"], 1000)
     title = f"d_model = {c['d_model']}: a dense layer grows with N, the model does not"
-    right.plotly_chart(plot_param_growth(grid["N"], grid["dense"], grid["attention"], d=c["d_model"],
-                                         model=(name, total), title=title), key="why_model_growth")
+    _export.chart(plot_param_growth(grid["N"], grid["dense"], grid["attention"], d=c["d_model"],
+                                    model=(name, total), title=title), key="why_model_growth", where=right,
+                  name=(name, "parameters_vs_N"), caption=caption_line(name, f"d_model {c['d_model']}"))
 
 
 def rnn_section():
@@ -151,9 +155,10 @@ def rnn_section():
     st.caption(f"Measured on {where} at d_model = {width}, N = {', '.join(f'{n:,}' for n in ns)}: the "
                f"fastest of up to {recurrence.REPEATS} runs after a warm-up (other programs on the machine only ever "
                "add time). Press Measure again after changing the lengths or the width.")
-    st.plotly_chart(plot_rnn_timing([t.n for t in timings], [t.rnn_ms for t in timings],
-                                    [t.rnn_library_ms for t in timings], [t.attention_ms for t in timings]),
-                    key="why_rnn_timing")
+    _export.chart(plot_rnn_timing([t.n for t in timings], [t.rnn_ms for t in timings],
+                                  [t.rnn_library_ms for t in timings], [t.attention_ms for t in timings]),
+                  key="why_rnn_timing", name=("rnn_vs_attention_time", f"d{width}"),
+                  caption=caption_line(f"d_model {width}", f"measured on {dev}"))
     st.dataframe(pd.DataFrame({"N": [t.n for t in timings], "RNN steps run": [t.rnn_steps for t in timings],
                                "RNN, Python loop (ms)": [round(t.rnn_ms, 2) for t in timings],
                                "torch.nn.RNN (ms)": [round(t.rnn_library_ms, 2) for t in timings],
