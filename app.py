@@ -11,10 +11,11 @@ import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
-from app_pages import _language, _memory, _pages, _present, _resources, _url  # noqa: E402
+from app_pages import _language, _memory, _pages, _present, _resources, _server, _url  # noqa: E402
 from i18n import _  # noqa: E402
 
 torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
+_server.install()                    # no client clears the shared caches or reads the metrics of others
 _memory.bound_heap_fragmentation()
 _memory.forget_stale_widgets()
 _memory.release_freed_heap()

@@ -1,14 +1,29 @@
 """Checkpoints: assets/<name>.safetensors (weights) + assets/<name>.json (architecture, config,
-tokenizer, training recipe, metrics at training time). Never pickle."""
+tokenizer, training recipe, metrics at training time). Never pickle.
+
+Loading cannot hurt the app: the config file is bounded in size and nesting before it is parsed, its sizes are
+bounded integers (model.engine.config.SIZE_LIMITS), and the tensors the config asks for are compared with the
+safetensors header (the model built on the "meta" device, which allocates nothing) before any weight is built or
+read. Every failure is a CheckpointError naming the file and the command that rebuilds it."""
 import importlib
 import json
+import re
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
+from torch.overrides import TorchFunctionMode
+
+from model.engine.config import check_sizes
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
+MAX_META_BYTES = 1 << 20          # a config file with its tokenizer; the shipped ones are under 4 KB
+MAX_JSON_DEPTH = 32               # nesting of objects and arrays in a config file (the shipped ones: 4)
+MAX_WEIGHTS_BYTES = 256 << 20     # a weights file; the shipped ones are under 6 MB
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"?')      # to the end when unterminated: one pass, no retries
+_JSON_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class CheckpointError(RuntimeError):
@@ -35,39 +50,125 @@ def save(name: str, model: torch.nn.Module, meta: dict, assets: Path | None = No
     return assets / f"{name}.json"
 
 
+def _path(name: str, assets: Path | None, suffix: str) -> Path:
+    """assets/<name><suffix>; a name that could leave the folder is refused."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise CheckpointError(f"{name!r} is not a model name (letters, digits, '_', '-' and '.')")
+    return Path(assets or ASSETS) / f"{name}{suffix}"
+
+
+def json_depth_exceeds(text: str, limit: int) -> bool:
+    """Whether objects and arrays in JSON text nest deeper than `limit` (brackets inside strings do not count).
+    A linear scan, so that deeply nested input is refused before the recursive parser sees it."""
+    depth = 0
+    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub("", text)):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > limit:
+            return True
+    return False
+
+
 def read_meta(name: str, assets: Path | None = None) -> dict:
-    path = Path(assets or ASSETS) / f"{name}.json"
+    """The parsed assets/<name>.json, checked: at most MAX_META_BYTES, nested at most MAX_JSON_DEPTH deep, an
+    object with "arch" (a string) and "config" (an object whose sizes are within SIZE_LIMITS)."""
+    path = _path(name, assets, ".json")
     if not path.is_file():
         _fail(name, path, "file is missing")
+    size = path.stat().st_size
+    if size > MAX_META_BYTES:
+        _fail(name, path, f"is {size:,} bytes; a model's config file is at most {MAX_META_BYTES:,}")
     try:
-        meta = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        text = path.read_bytes().decode("utf-8")
+    except (UnicodeDecodeError, OSError) as e:
+        _fail(name, path, f"cannot be read as UTF-8 text ({e})")
+    if json_depth_exceeds(text, MAX_JSON_DEPTH):
+        _fail(name, path, f"nests objects or arrays more than {MAX_JSON_DEPTH} levels deep")
+    try:
+        meta = json.loads(text)
+    except ValueError as e:                       # JSONDecodeError, or an integer of too many digits
         _fail(name, path, f"not valid JSON ({e})")
-    if not isinstance(meta, dict) or "arch" not in meta or "config" not in meta:
-        _fail(name, path, "lacks the 'arch' and 'config' entries")
+    if not isinstance(meta, dict) or not isinstance(meta.get("arch"), str) or not isinstance(meta.get("config"), dict):
+        _fail(name, path, "lacks the 'arch' (text) and 'config' (object) entries")
+    try:
+        check_sizes(meta["config"])
+    except ValueError as e:
+        _fail(name, path, str(e))
     return meta
 
 
-def build(meta: dict) -> torch.nn.Module:
-    """Instantiate meta["arch"] ("model.x:Class", a class of this package) from meta["config"]."""
+def architecture(meta: dict) -> type:
+    """The class named by meta["arch"] ("model.x:Class", a class of this package), imported."""
     module, _, cls = meta["arch"].partition(":")
     if not module.startswith("model."):
         raise ValueError(f"architecture {meta['arch']!r} is not part of this package")
-    return getattr(importlib.import_module(module), cls).from_config(meta["config"])
+    return getattr(importlib.import_module(module), cls)
+
+
+def build(meta: dict) -> torch.nn.Module:
+    """Instantiate meta["arch"] from meta["config"]."""
+    return architecture(meta).from_config(meta["config"])
+
+
+_BUILD_ERRORS = (ValueError, TypeError, KeyError, AttributeError, ImportError, ZeroDivisionError, RuntimeError)
+
+
+class _Unfilled(TorchFunctionMode):
+    """Inside `torch.device("meta")`: initialisers (torch.nn.init's, Tensor.normal_/uniform_) return their tensor as
+    it is and random factories (torch.randn, torch.rand) become torch.empty. A meta tensor holds no values, and
+    torch's meta versions of these import torch._dynamo on first use (seconds). Modes are thread-local: other
+    sessions' models are untouched."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in (torch.Tensor.normal_, torch.Tensor.uniform_) or getattr(func, "__module__", "") == "torch.nn.init":
+            return args[0] if args else kwargs["tensor"]
+        if func in (torch.randn, torch.rand):
+            return torch.empty(*args, **{k: v for k, v in kwargs.items() if k != "generator"})
+        return func(*args, **kwargs)
+
+
+def _header_shapes(name: str, path: Path) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape, from the safetensors header alone (no tensor is read)."""
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
+    except (SafetensorError, OSError, ValueError) as e:
+        _fail(name, path, f"is truncated or corrupt ({e})")
+
+
+def _check_shapes(name: str, path: Path, meta: dict):
+    """Compare the tensors the config asks for (the model built on the meta device) with the file's header."""
+    try:
+        cls = architecture(meta)                  # imported outside the meta device: module constants stay real
+        with torch.device("meta"), _Unfilled():
+            expected = {k: tuple(v.shape) for k, v in cls.from_config(meta["config"]).state_dict().items()}
+    except _BUILD_ERRORS as e:
+        _fail(name, path.with_suffix(".json"), f"config does not build a model ({e})")
+    found = _header_shapes(name, path)
+    problems = [f"{k} is {list(found[k])} in the file, {list(v)} in the config" for k, v in expected.items()
+                if k in found and found[k] != v]
+    problems += [f"{k} is missing" for k in expected if k not in found]
+    problems += [f"{k} is not in the model" for k in found if k not in expected]
+    if problems:
+        more = f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+        _fail(name, path, "does not match its config (" + "; ".join(problems[:3])[:300] + more + ")")
 
 
 def load(name: str, assets: Path | None = None, device="cpu") -> tuple[torch.nn.Module, dict]:
     """Returns (model in eval mode on device, meta). Raises CheckpointError naming the file.
-    `assets` defaults to the module's ASSETS, read at call time (tests may point it elsewhere)."""
-    assets = Path(assets or ASSETS)
+    `assets` defaults to the module's ASSETS, read at call time (tests may point it elsewhere).
+    Nothing is allocated for the weights until the file's header matches the config."""
     meta = read_meta(name, assets)
-    path = assets / f"{name}.safetensors"
+    path = _path(name, assets, ".safetensors")
     if not path.is_file():
         _fail(name, path, "file is missing")
+    if path.stat().st_size > MAX_WEIGHTS_BYTES:
+        _fail(name, path, f"is {path.stat().st_size:,} bytes; a model's weights are at most {MAX_WEIGHTS_BYTES:,}")
+    _check_shapes(name, path, meta)
     try:
         model = build(meta)
-    except (ValueError, TypeError, KeyError, AttributeError, ImportError) as e:
-        _fail(name, assets / f"{name}.json", f"config does not build a model ({e})")
+    except _BUILD_ERRORS as e:
+        _fail(name, path.with_suffix(".json"), f"config does not build a model ({e})")
     try:
         state = load_file(str(path))
     except (SafetensorError, OSError, ValueError) as e:
@@ -83,4 +184,5 @@ def load(name: str, assets: Path | None = None, device="cpu") -> tuple[torch.nn.
 def shipped(assets: Path | None = None) -> list[str]:
     """Names of every model in assets/ (those with a JSON next to safetensors)."""
     assets = Path(assets or ASSETS)
-    return sorted(p.stem for p in assets.glob("*.safetensors") if (assets / f"{p.stem}.json").is_file())
+    return sorted(p.stem for p in assets.glob("*.safetensors")
+                  if _NAME.fullmatch(p.stem) and (assets / f"{p.stem}.json").is_file())

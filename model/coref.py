@@ -1,33 +1,63 @@
 """`python -m model.coref "<text>" [--json] [--head L H] [--model NAME]`: every pronoun's antecedent, as
 one attention head of the shipped coreference encoder points it (model/tasks/coreference.py). Positions count
-whole words with [CLS] and [SEP]; "pieces" lists each word's subword pieces."""
-import argparse
+whole words with [CLS] and [SEP]; "pieces" lists each word's subword pieces. Only a model with a coreference
+head (its meta names one, "coref_head": [layer, head], and it reads text as an encoder with [CLS] and [SEP]) is
+accepted; every error is one line on stderr, exit status 2."""
 import json
 import sys
 
 from labels import head_label
 from model import checkpoints
+from model.checkpoints import CheckpointError
+from model.cli import Parser, fail
 from model.data import text_input
 from model.tasks.coreference import resolve
 
 
+def has_coref_head(meta: dict) -> bool:
+    """Whether a model's meta names a coreference head of a text encoder read with [CLS] and [SEP]."""
+    head = meta.get("coref_head")
+    return (isinstance(head, list) and len(head) == 2 and all(type(i) is int for i in head)
+            and meta["config"].get("kind") == "encoder" and meta.get("text_input") == "cls_sep")
+
+
+def coref_models(assets=None) -> list[str]:
+    """Shipped models with a coreference head (models whose files cannot be read are left out)."""
+    out = []
+    for name in checkpoints.shipped(assets):
+        try:
+            if has_coref_head(checkpoints.read_meta(name, assets)):
+                out.append(name)
+        except CheckpointError:
+            continue
+    return out
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(description=__doc__.split("\n")[0])
     p.add_argument("text")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--head", type=int, nargs=2, metavar=("LAYER", "HEAD"), help="default: the model's coref_head")
-    p.add_argument("--model", default="coref_encoder")
+    p.add_argument("--model", default="coref_encoder", help="a shipped model with a coreference head")
     args = p.parse_args(argv)
-    model, meta = checkpoints.load(args.model)
+    accepted = ", ".join(coref_models()) or "none is shipped"
+    if args.model not in checkpoints.shipped():
+        fail(f"no model {args.model!r}; models with a coreference head: {accepted}")
+    try:
+        if not has_coref_head(checkpoints.read_meta(args.model)):
+            fail(f"{args.model} has no coreference head; models with one: {accepted}")
+        model, meta = checkpoints.load(args.model)
+    except CheckpointError as e:
+        fail(e)
     tokenizer = text_input.tokenizer_of(meta)
     head = tuple(args.head or meta["coref_head"])
     L, H = model.config.n_layers, model.config.n_heads
     if not (0 <= head[0] < L and 0 <= head[1] < H):
-        p.error(f"--head {head[0]} {head[1]} ({head_label(*head)}) is outside {L} layers x {H} heads "
-                f"(L0 H0 to {head_label(L - 1, H - 1)})")
+        fail(f"--head {head[0]} {head[1]} ({head_label(*head)}) is outside {L} layers x {H} heads "
+             f"(L0 H0 to {head_label(L - 1, H - 1)})")
     n = len(text_input.encode(tokenizer, args.text, "cls_sep").ids)
     if n > model.config.max_len:
-        p.error(f"the text has {n} tokens; {args.model} reads at most {model.config.max_len}")
+        fail(f"the text has {n} tokens; {args.model} reads at most {model.config.max_len}")
     out = resolve(model, tokenizer, args.text, head)
     if args.json:
         json.dump(out, sys.stdout, ensure_ascii=False)

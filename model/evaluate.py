@@ -1,9 +1,11 @@
-"""Evaluate every shipped model: `python -m model.evaluate --json` prints {model_name: {metric: value}}."""
-import argparse
+"""Evaluate every shipped model: `python -m model.evaluate --json [NAME ...]` prints {model_name: {metric: value}}.
+A name that is not a shipped model, or a model whose files cannot be loaded, is one line on stderr, exit status 2."""
 import json
 import sys
 
 from model import checkpoints
+from model.checkpoints import CheckpointError
+from model.cli import Parser, fail
 from model.training import recipes
 
 
@@ -17,14 +19,20 @@ def evaluate_all(only: list[str] | None = None) -> dict:
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__)
+    p = Parser(description=__doc__.split("\n")[0])
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("names", nargs="*", help="only these models")
     args = p.parse_args(argv)
-    unknown = [n for n in args.names if n not in recipes.names()]
-    if unknown:
-        p.error(f"unknown model {unknown[0]!r}; choose from {', '.join(recipes.names())}")
-    results = evaluate_all(args.names)
+    for name in args.names:
+        if name not in recipes.names():
+            fail(f"unknown model {name!r}; choose from {', '.join(recipes.names())}")
+        if name not in checkpoints.shipped():
+            fail(f"{name} is not shipped: {checkpoints.ASSETS / name}.safetensors or .json is missing. "
+                 f"Build it with `{checkpoints.retrain_hint(name)}`.")
+    try:
+        results = evaluate_all(args.names)
+    except CheckpointError as e:
+        fail(e)
     if args.json:
         json.dump(results, sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -1,29 +1,49 @@
 """Tokenize text from the command line: `python -m model.tokenize "<text>" [--model NAME] [--masks] --json` prints
 {"pieces": [...], "ids": [...], "unk": count, "decoded": "..."}. Without --model: the shipped byte-level BPE
 (model/data/bpe.py); with it, the tokenizer stored in assets/NAME.json under "tokenizer"."""
-import argparse
 import json
 import sys
 from pathlib import Path
 
+from model import checkpoints
+from model.checkpoints import CheckpointError
+from model.cli import Parser
 from model.data import text_input
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+def text_models(assets: Path | None = None) -> list[str]:
+    """Shipped models that store a text tokenizer (those whose files cannot be read are left out)."""
+    out = []
+    for name in checkpoints.shipped(assets):
+        try:
+            if isinstance(checkpoints.read_meta(name, assets).get("tokenizer"), dict):
+                out.append(name)
+        except CheckpointError:
+            continue
+    return out
 
 
-def load_tokenizer(model: str | None = None, assets: Path = ASSETS):
-    """The tokenizer of assets/<model>.json, or the shipped BPE when model is None."""
+def load_tokenizer(model: str | None = None, assets: Path | None = None):
+    """The tokenizer stored in a shipped text model's assets/<model>.json (read by model.checkpoints.read_meta,
+    bounded), or the shipped BPE when model is None. FileNotFoundError for a name that is no shipped text model,
+    ValueError for a config that cannot be read."""
     if model is None:
         from model.data.bpe import load
         return load()
-    path = Path(assets) / f"{model}.json"
-    if not path.exists():
-        known = sorted(p.stem for p in Path(assets).glob("*.json") if p.with_suffix(".safetensors").exists())
-        raise FileNotFoundError(f"no model {model!r} in {assets} (known: {', '.join(known)})")
-    spec = json.loads(path.read_text(encoding="utf-8")).get("tokenizer")
+    assets = Path(assets or checkpoints.ASSETS)                 # read at call time (tests may point it elsewhere)
+    known = ", ".join(text_models(assets))
+    if model not in checkpoints.shipped(assets):
+        raise FileNotFoundError(f"no model {model!r} in {assets} (known: {known})")
+    try:
+        spec = checkpoints.read_meta(model, assets).get("tokenizer")
+    except CheckpointError as e:
+        raise ValueError(str(e)) from e
     if not isinstance(spec, dict):
-        raise ValueError(f"{path} holds no tokenizer")
-    return text_input.tokenizer_from_spec(spec)
+        raise ValueError(f"{model} stores no text tokenizer (text models: {known})")
+    try:
+        return text_input.tokenizer_from_spec(spec)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise ValueError(f"{Path(assets) / model}.json: its tokenizer cannot be read ({e!r})") from e
 
 
 def tokenize(text: str, model: str | None = None, masks: bool = False) -> dict:
@@ -39,7 +59,7 @@ def tokenize(text: str, model: str | None = None, masks: bool = False) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = Parser(description=__doc__.split("\n")[0])
     parser.add_argument("text")
     parser.add_argument("--model", default=None, help="a shipped model's name (assets/NAME.json)")
     parser.add_argument("--masks", action="store_true", help="'[MASK]' and '<mask>' become the mask token")
@@ -48,7 +68,7 @@ def main(argv=None) -> int:
     try:
         out = tokenize(args.text, args.model, args.masks)
     except (FileNotFoundError, ValueError, ImportError) as e:
-        print(f"error: {e}", file=sys.stderr)
+        print("error: " + str(e).replace("\n", " "), file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(out, ensure_ascii=False))

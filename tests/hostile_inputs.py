@@ -138,4 +138,5 @@ CATALOGUE = {
 }
 TEXTS = {name: h.text for name, h in CATALOGUE.items()}
 
-WEIGHT_DAMAGE = ("missing_weights", "missing_config", "truncated_weights", "mismatched_config", "garbage_json")
+WEIGHT_DAMAGE = ("missing_weights", "missing_config", "truncated_weights", "mismatched_config", "garbage_json",
+                 "nested_json", "huge_d_model", "zero_heads", "wrong_shape_tensor")

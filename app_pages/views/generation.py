@@ -366,8 +366,12 @@ def objectives(gpt, dev, tok):
                                     MAX_SENTENCE_CHARS)
     _url.long_text_note("obj_text")
     encoder = _resources.FILL_MODEL
-    shared = (encoder in checkpoints.shipped()
-              and checkpoints.read_meta(encoder)["tokenizer"] == checkpoints.read_meta(gpt)["tokenizer"])
+    try:                                              # a broken encoder leaves the decoder's row
+        shared = (encoder in checkpoints.shipped()
+                  and _resources.load_model(encoder, dev)[1]["tokenizer"] == checkpoints.read_meta(gpt)["tokenizer"])
+    except CheckpointError as e:
+        st.warning(f"The masked-LM encoder `{encoder}` is not available ({md(e)}).")
+        shared = False
     gpt_len = _resources.load_model(gpt, dev)[0].config.max_len - 1                      # after [BOS]
     limit = min(gpt_len, checkpoints.read_meta(encoder)["config"]["max_len"] - 2) if shared else gpt_len
     pieces = text_input.encode(tok, sentence, "plain")

@@ -7,8 +7,10 @@ import torch
 from torch import nn
 
 from model.data.patches import grid_size, patchify
-from model.engine.config import ModelConfig
+from model.engine.config import ModelConfig, check_sizes
 from model.engine.transformer import Stack
+
+MAX_PATCHES = 1024                     # a 32 × 32 grid; the shipped models have 16 and 36
 
 
 @dataclass(frozen=True)
@@ -26,9 +28,11 @@ class ViTConfig:
     window: int = 0                    # Swin-style: window side in patches (0 = global attention)
 
     def __post_init__(self):
-        grid_size(self.image_size, self.patch_size)   # raises on a bad split
+        check_sizes(asdict(self))
+        gh, gw = grid_size(self.image_size, self.patch_size)   # raises on a bad split
+        if gh * gw > MAX_PATCHES:                               # a Swin model keeps (L, N+1, N+1) masks
+            raise ValueError(f"{gh}×{gw} = {gh * gw:,} patches; at most {MAX_PATCHES:,} (a larger patch_size)")
         if self.window:
-            gh, _ = grid_size(self.image_size, self.patch_size)
             if self.window < 2 or gh % self.window:
                 raise ValueError(f"window={self.window} must be ≥ 2 and divide the {gh}×{gh} patch grid")
 
@@ -62,7 +66,8 @@ class ViT(nn.Module):
         self.config = c = config
         self.patch_embed = nn.Linear(c.channels * c.patch_size ** 2, c.d_model)
         self.cls = nn.Parameter(torch.zeros(1, 1, c.d_model))
-        self.pos = nn.Parameter(torch.randn(1, c.n_patches + 1, c.d_model) * 0.02)
+        # the draws of torch.randn(...) * 0.02, without arithmetic on the meta device (model.checkpoints)
+        self.pos = nn.Parameter(nn.init.normal_(torch.empty(1, c.n_patches + 1, c.d_model), std=0.02))
         self.encoder = Stack(c.stack_config(), c.n_layers)
         self.head = nn.Linear(c.d_model, c.n_classes)
 

@@ -5,6 +5,31 @@ POS_ENCODINGS = ("sinusoidal", "learned", "relative", "none")
 NORMS = ("post", "pre")
 KINDS = ("encoder", "decoder", "encoder_decoder")
 
+# The sizes a config may give, smallest and largest: far beyond the shipped models (d_model ≤ 128, 8,192 tokens,
+# max_len ≤ 512), small enough that a damaged or hostile config cannot ask for gigabytes.
+SIZE_LIMITS = {
+    "vocab_size": (1, 131_072), "tgt_vocab_size": (0, 131_072), "d_model": (1, 1024), "n_heads": (1, 64),
+    "n_layers": (1, 48), "n_dec_layers": (0, 48), "d_ff": (1, 8192), "max_len": (1, 4096),
+    "image_size": (1, 512), "channels": (1, 4), "patch_size": (1, 64), "n_classes": (1, 10_000), "window": (0, 64),
+    "width": (1, 4096), "n_global": (0, 4096), "dilation": (1, 64),          # a sparse model's "sparse" pattern
+}
+
+
+def check_sizes(config: dict, where: str = "config") -> None:
+    """Raise ValueError unless every size of `config` named in SIZE_LIMITS (in nested dicts too, such as a sparse
+    model's "sparse") is an integer within its limits, and n_heads divides d_model. Other keys are left to the
+    config classes."""
+    for key, value in config.items():
+        if isinstance(value, dict):
+            check_sizes(value, f"{where}.{key}")
+        elif key in SIZE_LIMITS:
+            low, high = SIZE_LIMITS[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{where}.{key} is {value!r}; it must be an integer from {low} to {high:,}")
+    d_model, n_heads = config.get("d_model"), config.get("n_heads")
+    if isinstance(d_model, int) and isinstance(n_heads, int) and n_heads > 0 and d_model % n_heads:
+        raise ValueError(f"{where}: d_model={d_model} must split evenly across n_heads={n_heads}")
+
 
 @dataclass(frozen=True)
 class ModelConfig:
@@ -25,8 +50,7 @@ class ModelConfig:
     max_offset: int = 16               # relative: offsets beyond ±max_offset share the last bias
 
     def __post_init__(self):
-        if self.d_model % self.n_heads:
-            raise ValueError(f"d_model={self.d_model} must split evenly across n_heads={self.n_heads}")
+        check_sizes(asdict(self))
         for name, allowed in (("pos_encoding", POS_ENCODINGS), ("norm", NORMS), ("kind", KINDS),
                               ("activation", ("relu", "gelu"))):
             if getattr(self, name) not in allowed:

@@ -22,6 +22,15 @@ def causal_mask(T: int, device=None, offset: int = 0) -> torch.Tensor:
     return torch.ones(T, offset + T, dtype=torch.bool, device=device).tril(diagonal=offset)
 
 
+def with_causal(mask, causal: torch.Tensor):
+    """`mask` (None, one bool mask, or a list with one per layer) AND the causal (T, offset + T) mask."""
+    if mask is None:
+        return causal
+    if isinstance(mask, (list, tuple)):
+        return [causal if m is None else m & causal for m in mask]
+    return mask & causal
+
+
 @dataclass
 class StackOutput:
     """x: (B, T, C) final hidden. Inside `capturing()`: hidden, n_layers + 1 tensors (B, T, C) with the
@@ -100,12 +109,13 @@ class Transformer(nn.Module):
 
     # ---- encoder / decoder-only -------------------------------------------------------------
     def encode(self, ids, mask=None, positions=True, kv_caches=None, offset=0) -> StackOutput:
-        """Run the (self-attention) stack. For kind="decoder" the causal mask is applied here
-        unless `mask` is given. ids: (B, T). positions=False also leaves out a relative bias.
-        Returns StackOutput with x (B, T, C)."""
+        """Run the (self-attention) stack. ids: (B, T); mask: bool "may attend", broadcastable to
+        (B, H, T, offset + T), or a list with one per layer. For kind="decoder" the causal mask is always
+        combined with it (a padding mask, a pattern): a decoder never sees the future, whatever a caller
+        passes. positions=False also leaves out a relative bias. Returns StackOutput with x (B, T, C)."""
         T = ids.shape[1]
-        if mask is None and self.config.kind == "decoder":
-            mask = causal_mask(T, ids.device, offset=offset)
+        if self.config.kind == "decoder":
+            mask = with_causal(mask, causal_mask(T, ids.device, offset=offset))
         x = self.embed(ids, offset=offset, positions=positions)
         bias = self.rel_bias(T, offset + T, q_start=offset) if self.rel_bias is not None and positions else None
         return self.encoder(x, mask=mask, kv_caches=kv_caches, bias=bias)

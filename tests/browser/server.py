@@ -23,13 +23,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(log_path: Path):
-    """Start the app bound to 127.0.0.1, wait for /_stcore/health, yield its URL, stop it after.
-    Its stdout and stderr go to log_path (model loads are logged there)."""
+def streamlit_server(log_path: Path, script: str | Path = "app.py"):
+    """Start the app (or another script, run from the repository root so .streamlit/config.toml applies) bound
+    to 127.0.0.1, wait for /_stcore/health, yield its URL, stop it after. Its stdout and stderr go to
+    log_path (model loads are logged there)."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing: apt-get install -y chromium")
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless=true",
            f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none"]
     with open(log_path, "w") as log:

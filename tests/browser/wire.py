@@ -1,0 +1,51 @@
+"""A Streamlit client on the wire: the websocket and protobuf messages a browser sends (BackMsg) and receives
+(ForwardMsg), without a browser, so a test can send what no page offers (as a hostile client can)."""
+import contextlib
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from websockets.sync.client import connect
+
+
+@contextlib.contextmanager
+def session(url: str, timeout: float = 180):
+    """A Session of the app at `url` (http://host:port) for the duration of a `with` block."""
+    ws_url = url.replace("http://", "ws://", 1) + "/_stcore/stream"
+    with connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout) as ws:
+        yield Session(ws, timeout)
+
+
+class Session:
+    """One websocket session: what a browser tab holds."""
+
+    def __init__(self, ws, timeout: float):
+        self.ws, self.timeout = ws, timeout
+
+    def send(self, msg: BackMsg):
+        self.ws.send(msg.SerializeToString())
+
+    def run(self, page: str = "", query: str = "") -> list[ForwardMsg]:
+        """Rerun the script on `page` (its URL path; "" = home) and return every message until it finished."""
+        msg = BackMsg()
+        msg.rerun_script.page_name = page
+        msg.rerun_script.query_string = query
+        self.send(msg)
+        out = []
+        while True:
+            fwd = ForwardMsg()
+            fwd.ParseFromString(self.ws.recv(timeout=self.timeout))
+            out.append(fwd)
+            if fwd.WhichOneof("type") == "script_finished":
+                return out
+
+    def clear_cache(self):
+        """What the menu's "Clear cache" sends."""
+        msg = BackMsg()
+        msg.clear_cache = True
+        self.send(msg)
+
+
+def elements(msgs: list[ForwardMsg], kind: str) -> list:
+    """The new elements of one kind ("exception", "alert", "markdown", ...) among the messages."""
+    return [getattr(m.delta.new_element, kind) for m in msgs
+            if m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == kind]
