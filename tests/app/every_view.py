@@ -1,6 +1,7 @@
 """The runs that together draw every page of the app: each page's default view, plus the lazy tabs and sections
 the default leaves undrawn. (page file, session-state values to set before the run), the values in English."""
-VIEWS = [("home.py", {}), ("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}),
+VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": "Attends to & statistics"}),
+         ("tokenization.py", {}), ("coreference.py", {}),
          ("generation.py", {}), ("translation.py", {}),
          ("masks.py", {}), ("images.py", {}), ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
