@@ -4,8 +4,9 @@ through them with ← and → (Streamlit's own button shortcuts); the current vi
 A lecturer adds views from links copied on any page, and exports or imports the playlist as a small JSON file.
 In Chinese the prepared views' sections, titles and notes are shown translated (domain "assets.lecture_plan"), and
 a view opens in Chinese too (its link carries lang=zh and the labels as the Chinese page shows them)."""
+import re
 from dataclasses import replace
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import streamlit as st
 
@@ -18,6 +19,7 @@ STEP = "lecture_step"           # the current view, 1-based, bound to the URL
 LIST = "lecture_playlist"       # session state: the playlist when it is not the prepared plan
 MESSAGE = "_lecture_message"    # session state: (where, kind, text) said once, next to the control it is about
 SKIP = {"home.py", "lecture.py"}
+NON_ASCII = re.compile(r"(?:%[89A-Fa-f][0-9A-Fa-f])+")     # a percent-encoded run of UTF-8 bytes ≥ 0x80
 
 
 def pages() -> dict[str, tuple[str, str]]:
@@ -166,7 +168,8 @@ def current(view: _playlist.View, i: int, n: int) -> None:
         url = link(view)
         st.link_button(_("Open this view: {page}").format(page=_(title)), url, icon=icon, type="primary",
                        shortcut="O", help=_("Opens in a new tab (shortcut O); close it to come back here."))
-        st.caption(_("Address: /{url}").format(url=md(url)))
+        readable = NON_ASCII.sub(lambda m: unquote(m.group()), url)    # 分词, not %E5%88%86%E8%AF%8D
+        st.caption(_("Address: /{url}").format(url=md(readable)))
 
 
 def render():
