@@ -42,7 +42,7 @@ def shown(text: str) -> str:
     return _(text) if text else text
 
 
-def link(view: _playlist.View) -> str:
+def view_link(view: _playlist.View) -> str:
     """The view's address. In a language other than English it opens in that language: lang= is added and each
     value is what the page shows in that language (a bound widget reads its shown label from the address)."""
     lang = i18n.language()
@@ -165,7 +165,7 @@ def current(view: _playlist.View, i: int, n: int) -> None:
             st.markdown(md(shown(view.note)))
         # a new tab is a new session: the page opens on exactly the view's inputs, whatever this session set
         # earlier on it, and this tab keeps the playlist and its place
-        url = link(view)
+        url = view_link(view)
         st.link_button(_("Open this view: {page}").format(page=_(title)), url, icon=icon, type="primary",
                        shortcut="O", help=_("Opens in a new tab (shortcut O); close it to come back here."))
         readable = NON_ASCII.sub(lambda m: unquote(m.group()), url)    # 分词, not %E5%88%86%E8%AF%8D
