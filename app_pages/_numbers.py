@@ -3,6 +3,11 @@ import math
 
 import numpy as np
 
+from i18n import ngettext
+
+# nouns counted in the app's sentences, each with its singular and plural in the current language
+NOUNS = {"layer": lambda n: ngettext("{n:,} layer", "{n:,} layers", n)}
+
 
 def plain(value: float, digits: int = 2) -> str:
     """`digits` significant digits in fixed decimals: 1.43e-06 -> "0.0000014", 0.1234 -> "0.12", 0.0 -> "0";
@@ -23,5 +28,6 @@ def prob(p: float) -> str:
 
 
 def count(n: int, noun: str) -> str:
-    """1, "layer" -> "1 layer"; 2, "layer" -> "2 layers"."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+    """1, "layer" -> "1 layer"; 2, "layer" -> "2 layers" (translated for a noun in NOUNS; others add an "s")."""
+    form = NOUNS.get(noun)
+    return form(n).format(n=n) if form else f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -1,12 +1,15 @@
 """A lecture playlist: views of the app (a page and its query parameters) with a course section, a title and a
 note of what to point out; read from a pasted link or a JSON file, both checked, and written back as JSON. Plain
 Python (no Streamlit), so the checks are tested on their own. The prepared plan is assets/lecture_plan.json, in
-the same format as an exported playlist."""
+the same format as an exported playlist; its sections, titles and notes are extracted for translation
+(i18n/catalogues.py, domain "assets.lecture_plan") and translated where the lecture page shows them."""
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from i18n import N_, _
 
 PLAN = Path(__file__).resolve().parents[1] / "assets" / "lecture_plan.json"
 FORMAT = "attention-lab-lecture"   # the "format" field of a playlist file
@@ -16,7 +19,7 @@ NOTE_MAX = 600
 SECTION_MAX = 40
 VIEWS_MAX = 200
 FILE_MAX = 64_000                  # bytes of an imported file
-OWN = "Own view"                   # the section of a view a lecturer added
+OWN = N_("Own view")               # the section of a view a lecturer added
 KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,59}")      # a widget key, which names its query parameter
 BARE_HOST = re.compile(r"[A-Za-z0-9.-]+:\d+(/|$)")
 IGNORED = {"embed", "embed_options"}                  # Streamlit's own display parameters, not part of a view
@@ -67,32 +70,36 @@ def parse_link(link: str, pages, host: str | None = None) -> tuple[str, tuple[tu
     no widget could own, or more than URL_MAX characters raise PlaylistError."""
     link = link.strip()
     if not link:
-        raise PlaylistError("Paste a link first: open the view, press Copy link in the sidebar, paste it here.")
+        raise PlaylistError(_("Paste a link first: open the view, press Copy link in the sidebar, paste it here."))
     if len(link) > URL_MAX:
-        raise PlaylistError(f"The link has {len(link):,} characters; a view's link has at most {URL_MAX:,}.")
+        raise PlaylistError(_("The link has {n:,} characters; a view's link has at most {most:,}.").format(
+            n=len(link), most=URL_MAX))
     if BARE_HOST.match(link):                       # "localhost:8501/explorer", copied without its http://
         link = "http://" + link
     parts = urlsplit(link)
     scheme = parts.scheme.lower()
     if scheme not in ("", "http", "https"):
-        raise PlaylistError(f"Only links to this app (http or https) can be added, not “{_short(scheme)}:”.")
+        raise PlaylistError(_("Only links to this app (http or https) can be added, not “{scheme}:”.").format(
+            scheme=_short(scheme)))
     if scheme and not parts.netloc:
-        raise PlaylistError("The link has no address; paste it as Copy link gives it.")
+        raise PlaylistError(_("The link has no address; paste it as Copy link gives it."))
     if parts.netloc and host and parts.netloc.lower() != host.lower():
-        raise PlaylistError(f"The link points to another site (“{_short(parts.netloc)}”); paste a link of this "
-                            f"app (“{_short(host)}”).")
+        raise PlaylistError(_("The link points to another site (“{site}”); paste a link of this app (“{host}”).")
+                            .format(site=_short(parts.netloc), host=_short(host)))
     page = parts.path.rstrip("/").rsplit("/", 1)[-1]    # the last segment: the app may be served under a base path
     if not page:
-        raise PlaylistError("The link opens the home page, which has no inputs to show; open a page, set it up, "
-                            "then copy its link.")
+        raise PlaylistError(_("The link opens the home page, which has no inputs to show; open a page, set it up, "
+                              "then copy its link."))
     if page not in pages:
-        raise PlaylistError(f"“{_short(page)}” is not a page of this app; its pages are: {', '.join(pages)}.")
+        raise PlaylistError(_("“{page}” is not a page of this app; its pages are: {pages}.").format(
+            page=_short(page), pages=", ".join(pages)))
     params = []
     for k, v in parse_qsl(parts.query, keep_blank_values=True):
         if k in IGNORED:
             continue
         if not KEY.fullmatch(k):
-            raise PlaylistError(f"The link's parameter “{_short(k)}” is not one this app's pages use.")
+            raise PlaylistError(_("The link's parameter “{name}” is not one this app's pages use.").format(
+                name=_short(k)))
         params.append((k, v))
     return page, tuple(params)
 
@@ -100,23 +107,26 @@ def parse_link(link: str, pages, host: str | None = None) -> tuple[str, tuple[tu
 def _text(raw: dict, field: str, limit: int, where: str, required: bool = True) -> str:
     value = raw.get(field, "")
     if not isinstance(value, str):
-        raise PlaylistError(f"{where}: “{field}” must be text.")
+        raise PlaylistError(_("{where}: “{field}” must be text.").format(where=where, field=field))
     value = value.strip()
     if required and not value:
-        raise PlaylistError(f"{where}: “{field}” is empty.")
+        raise PlaylistError(_("{where}: “{field}” is empty.").format(where=where, field=field))
     if len(value) > limit:
-        raise PlaylistError(f"{where}: “{field}” has {len(value):,} characters; at most {limit:,}.")
+        raise PlaylistError(_("{where}: “{field}” has {n:,} characters; at most {most:,}.").format(
+            where=where, field=field, n=len(value), most=limit))
     return value
 
 
-def make_view(section: str, title: str, page: str, params, note: str, pages, where: str = "The view") -> View:
+def make_view(section: str, title: str, page: str, params, note: str, pages, where: str | None = None) -> View:
     """A View from its parts, each checked: texts within their limits, a known page, widget-key parameters whose
-    values are text, and a link no longer than URL_MAX."""
+    values are text, and a link no longer than URL_MAX. where: what a message calls the view ("The view")."""
+    where = _("The view") if where is None else where
     raw = {"section": section, "title": title, "note": note}
     fields = {f: _text(raw, f, n, where, required=f != "note")
               for f, n in (("section", SECTION_MAX), ("title", TITLE_MAX), ("note", NOTE_MAX))}
     if not isinstance(page, str) or page not in pages:
-        raise PlaylistError(f"{where}: “page” must be one of this app's pages: {', '.join(pages)}.")
+        raise PlaylistError(_("{where}: “page” must be one of this app's pages: {pages}.").format(
+            where=where, pages=", ".join(pages)))
     if isinstance(params, dict):
         pairs = []
         for k, v in params.items():
@@ -126,12 +136,15 @@ def make_view(section: str, title: str, page: str, params, note: str, pages, whe
         pairs = list(params)
     for k, v in pairs:
         if not isinstance(k, str) or not KEY.fullmatch(k):
-            raise PlaylistError(f"{where}: the parameter “{_short(str(k))}” is not one this app's pages use.")
+            raise PlaylistError(_("{where}: the parameter “{name}” is not one this app's pages use.").format(
+                where=where, name=_short(str(k))))
         if not isinstance(v, str):
-            raise PlaylistError(f"{where}: the parameter “{k}” must be text or a list of texts.")
+            raise PlaylistError(_("{where}: the parameter “{name}” must be text or a list of texts.").format(
+                where=where, name=k))
     view = View(page=page, params=tuple(pairs), **fields)
     if len(view.url()) > URL_MAX:
-        raise PlaylistError(f"{where}: its link has {len(view.url()):,} characters; at most {URL_MAX:,}.")
+        raise PlaylistError(_("{where}: its link has {n:,} characters; at most {most:,}.").format(
+            where=where, n=len(view.url()), most=URL_MAX))
     return view
 
 
@@ -144,29 +157,34 @@ def dumps(views) -> str:
 def loads(data: bytes | str, pages) -> list[View]:
     """The views of a playlist file; PlaylistError says what is wrong with a file that is not one."""
     if len(data) > FILE_MAX:
-        raise PlaylistError(f"The file has {len(data):,} bytes; a playlist file has at most {FILE_MAX:,}.")
+        raise PlaylistError(_("The file has {n:,} bytes; a playlist file has at most {most:,}.").format(
+            n=len(data), most=FILE_MAX))
     try:
         doc = json.loads(data.decode("utf-8-sig") if isinstance(data, bytes) else data)
     except UnicodeDecodeError:
-        raise PlaylistError("The file is not text (UTF-8); export a playlist from this page and import that.")
+        raise PlaylistError(_("The file is not text (UTF-8); export a playlist from this page and import that."))
     except json.JSONDecodeError as e:
-        raise PlaylistError(f"The file is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}).")
+        raise PlaylistError(_("The file is not valid JSON (line {line}, column {column}: {why}).").format(
+            line=e.lineno, column=e.colno, why=e.msg))
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("views"), list):
-        raise PlaylistError(f"The file is JSON but not a playlist: it needs “format”: “{FORMAT}” and a list "
-                            "“views”, as an exported playlist has.")
+        raise PlaylistError(_("The file is JSON but not a playlist: it needs “format”: “{format}” and a list "
+                              "“views”, as an exported playlist has.").format(format=FORMAT))
     raw_views = doc["views"]
     if not raw_views:
-        raise PlaylistError("The playlist in the file is empty.")
+        raise PlaylistError(_("The playlist in the file is empty."))
     if len(raw_views) > VIEWS_MAX:
-        raise PlaylistError(f"The file has {len(raw_views):,} views; a playlist holds at most {VIEWS_MAX}.")
+        raise PlaylistError(_("The file has {n:,} views; a playlist holds at most {most}.").format(
+            n=len(raw_views), most=VIEWS_MAX))
     views = []
     for i, raw in enumerate(raw_views, 1):
-        where = f"View {i}"
+        where = _("View {i}").format(i=i)
         if not isinstance(raw, dict):
-            raise PlaylistError(f"{where} is not an object with section, title, page, params and note.")
+            raise PlaylistError(_("{where} is not an object with section, title, page, params and note.").format(
+                where=where))
         params = raw.get("params", {})
         if not isinstance(params, dict):
-            raise PlaylistError(f"{where}: “params” must be an object of parameter names and texts.")
+            raise PlaylistError(_("{where}: “params” must be an object of parameter names and texts.").format(
+                where=where))
         views.append(make_view(raw.get("section", ""), raw.get("title", ""), raw.get("page"), params,
                                raw.get("note", ""), pages, where))
     return views

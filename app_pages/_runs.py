@@ -1,5 +1,7 @@
 """Cached runs: every @st.cache_data runner of the app, (name, device, inputs...) -> a typed, frozen result of
-plain numpy arrays. Runs are data (bounded caches); the models they read are resources (app_pages/_resources)."""
+plain numpy arrays. Runs are data (bounded caches); the models they read are resources (app_pages/_resources).
+A spinner's text is fixed when its function is defined, so it is written in both languages; text inside a result
+is an i18n.Message, translated where it is shown."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +16,8 @@ RUNS_KEPT = 8                    # results kept per cached function: a rerun is 
 
 
 # ---- explorer, coreference ----
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model with attention captured…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model with attention captured… · "
+                                                   "正在运行模型并记录注意力…")
 def explorer_run(name: str, device: str, text: str):
     """TextRun (weights (L, H, N, N), tokens, ids, unknown flags, truncation notices; no logits) of a shipped
     text model on typed text, read by the model's own text rule (encoders [CLS] … [SEP], decoders [BOS] first)."""
@@ -72,7 +75,8 @@ class HeadAccuracy:
     baseline_nearest_noun: float
 
 
-@st.cache_data(max_entries=4, show_spinner="Measuring every head on the held-out evaluation set…")
+@st.cache_data(max_entries=4, show_spinner="Measuring every head on the held-out evaluation set… · "
+                                           "正在留出的评测集上测量每个头…")
 def coref_head_accuracy(name: str, device: str) -> HeadAccuracy:
     """Argmax accuracy of every head on the held-out sets of `python -m model.evaluate` (sentences with held-out
     pairs and frames, and held-out passages), with the first-noun and nearest-noun baselines."""
@@ -96,7 +100,7 @@ class LayerInputs:
     hidden: np.ndarray               # (L + 1, T, C) float64: the vectors entering every layer, and the output
 
 
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model… · 正在运行模型…")
 def step_layer_inputs(name: str, device: str, text: str, max_tokens: int) -> LayerInputs:
     """The vectors entering every layer of a shipped text model, for the step-by-step page."""
     from model.analysis import steps
@@ -113,7 +117,8 @@ def softmax_saturation(d_ks: tuple[int, ...], n_keys: int, seed: int) -> dict:
 
 
 # ---- positional encodings ----
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the encoder with positions off and on…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the encoder with positions off and on… · "
+                                                   "正在分别关闭和开启位置编码运行编码器…")
 def order_experiment(name: str, device: str, text_a: str, text_b: str):
     """model.analysis.order.OrderExperiment for a shipped encoder (ValueError on a bad pair is not cached)."""
     from model.analysis.order import order_experiment as experiment
@@ -121,7 +126,7 @@ def order_experiment(name: str, device: str, text_a: str, text_b: str):
     return experiment(model, load_tokenizer(name), text_a, text_b, text_rule(name))
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the learned position table…")
+@st.cache_data(max_entries=8, show_spinner="Reading the learned position table… · 正在读取学到的位置表…")
 def learned_position_table(name: str, device: str = "cpu"):
     """The learned (rows, C) float32 position table of a shipped model, or None."""
     from model.engine.positions import learned_table
@@ -129,7 +134,7 @@ def learned_position_table(name: str, device: str = "cpu"):
     return learned_table(model)
 
 
-@st.cache_data(max_entries=4, show_spinner="Reading the token embedding table…")
+@st.cache_data(max_entries=4, show_spinner="Reading the token embedding table… · 正在读取 token 嵌入表…")
 def token_embedding_table(name: str) -> np.ndarray:
     """The (|V|, C) token embedding table of a shipped model (its embed.tok.weight) as float64 numpy; the
     textbook's Ω_e is its transpose, (C, |V|)."""
@@ -138,7 +143,7 @@ def token_embedding_table(name: str) -> np.ndarray:
 
 
 # ---- translation ----
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Translating with attention captured…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Translating with attention captured… · 正在翻译并记录注意力…")
 def translation_run(name: str, device: str, text: str, method: str, width: int,
                     target: tuple[int, ...] | None = None):
     """model.tasks.translation.run on the shipped translator: TranslationRun with src_tokens, enc_weights
@@ -175,7 +180,7 @@ class Generated:
     weights_gap: float               # … and of the attention weights
 
 
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Generating…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Generating… · 正在生成…")
 def gpt_generate(name: str, device: str, prompt_ids: tuple, max_new: int, strategy: str, k: int,
                  temperature: float, seed: int, eos_id: int) -> Generated:
     """Tokens written with a key/value cache, checked against recomputing the whole sequence."""
@@ -193,7 +198,7 @@ class BeamResult:
     greedy_logprob: float            # its Σ log p over the new tokens
 
 
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Searching beams…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Searching beams… · 正在进行束搜索…")
 def gpt_beam(name: str, device: str, prompt_ids: tuple, width: int, max_new: int, eos_id: int,
              length_penalty: float) -> BeamResult:
     """Beam search and, for comparison, greedy decoding of the same prompt and length."""
@@ -204,7 +209,7 @@ def gpt_beam(name: str, device: str, prompt_ids: tuple, width: int, max_new: int
     return BeamResult(tree, greedy, generate.sequence_logprob(model, greedy, len(prompt_ids)))
 
 
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Filling in…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Filling in… · 正在填空…")
 def encoder_fill(name: str, device: str, text: str, hide_words: tuple, top_k: int):
     """model.tasks.fill_mask.FillMask of a shipped BPE encoder: typed [MASK]/<mask> and the pieces of the words
     numbered in hide_words masked, top fillers per masked piece, weights (L, H, N, N). Raises FillMaskError."""
@@ -249,7 +254,7 @@ def load_image_bytes(data: bytes):
     return loaded
 
 
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model… · 正在运行模型…")
 def run_image(name: str, device: str, x):
     """ImageRun of a shipped image model on one normalised image x (C, S, S)."""
     from model.tasks.image_run import run_image as run
@@ -265,7 +270,8 @@ class MaskedRuns:
     mask: np.ndarray                 # (N, N) bool, True = may attend
 
 
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model under the mask and with full attention…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model under the mask and with full attention… · "
+                                                   "正在分别用掩码和完整注意力运行模型…")
 def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, causal: bool = False) -> MaskedRuns:
     """A shipped text model under a mask pattern and with full attention; decoders keep the causal mask in
     both. params: sorted (name, value) pairs. InputError if the pattern does not fit the text (not cached)."""
@@ -299,7 +305,8 @@ def mask_coverage(pattern: str, n: int, params: tuple, causal: bool, max_layers:
 
 
 # ---- why attention ----
-@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model on texts of several lengths…")
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the model on texts of several lengths… · "
+                                                   "正在用几种长度的文本运行模型…")
 def length_runs(name: str, device: str, text: str, word_counts: tuple[int, ...]):
     """model.analysis.sizes.runs_at_lengths for a shipped text model: list of LengthRun."""
     from model.analysis import sizes
@@ -329,7 +336,7 @@ def relative_digit_run(name: str, device: str, digits: tuple[int, ...]):
     return digit_run(load_model(name, device)[0], np.array(digits, dtype=np.int64))
 
 
-@st.cache_data(max_entries=4, show_spinner="Scoring fresh rows of digits…")
+@st.cache_data(max_entries=4, show_spinner="Scoring fresh rows of digits… · 正在为新生成的数字行打分…")
 def relative_accuracy(name: str, device: str) -> tuple[float, float]:
     """(accuracy with the learned bias, accuracy with it left out) on 512 fresh rows."""
     from model.analysis.learned_bias import fresh_accuracy

@@ -5,7 +5,9 @@
 
 One catalogue (gettext domain) per source file that has messages, named after its module
 (app_pages/views/masks.py -> locales/zh/LC_MESSAGES/app_pages.views.masks.po), so each file's strings and
-their translations sit side by side."""
+their translations sit side by side. Data files the app shows text from have their own extractor (METHODS): the
+lecture plan's sections, titles and notes (assets/lecture_plan.json -> assets.lecture_plan.po)."""
+import json
 import sys
 from pathlib import Path
 
@@ -16,13 +18,32 @@ from babel.messages.pofile import read_po, write_po
 from i18n import DEFAULT, LANGUAGES, LOCALES
 
 ROOT = LOCALES.parent
-SOURCES = ["app.py", "app_pages", "viz", "model", "i18n"]
+SOURCES = ["app.py", "app_pages", "viz", "model", "i18n", "assets/lecture_plan.json"]
 KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None}
+PLAYLIST_FIELDS = ("section", "title", "note")      # what the lecture page shows of each view
 
 
 def domain_of(path: Path) -> str:
-    """app_pages/views/masks.py -> "app_pages.views.masks"."""
+    """app_pages/views/masks.py -> "app_pages.views.masks"; assets/lecture_plan.json -> "assets.lecture_plan"."""
     return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+
+
+def extract_playlist(fileobj, keywords, comment_tags, options):
+    """Babel extractor for a playlist file (the lecture plan, app_pages/_playlist.py's format): each view's
+    section, title and note, with the line that holds it and a comment naming the view and the field."""
+    text = fileobj.read().decode(options.get("encoding", "utf-8"))
+    lines, at = text.splitlines(), 0
+    for i, view in enumerate(json.loads(text).get("views", []), 1):
+        for field in PLAYLIST_FIELDS:
+            value = view.get(field) if isinstance(view, dict) else None
+            if not isinstance(value, str) or not value.strip():
+                continue
+            quoted = f'"{field}": {json.dumps(value, ensure_ascii=False)}'
+            at = next((n for n in range(at, len(lines)) if quoted in lines[n]), at)   # as json.dump wrote it
+            yield at + 1, None, value, [f"view {i}: {field}"]
+
+
+METHODS = {".py": "python", ".json": extract_playlist}    # by suffix; a .json source is a playlist file
 
 
 def source_files() -> list[Path]:
@@ -36,7 +57,7 @@ def source_files() -> list[Path]:
 def extract(path: Path) -> list[tuple[str | tuple[str, str], int]]:
     """(message, line) for each translatable string in one file; a plural is a (singular, plural) pair."""
     return [(m, line) for line, m, _comments, _context in
-            extract_from_file("python", str(path), keywords=KEYWORDS, options={"encoding": "utf-8"})]
+            extract_from_file(METHODS[path.suffix], str(path), keywords=KEYWORDS, options={"encoding": "utf-8"})]
 
 
 def templates() -> dict[str, Catalog]:

@@ -6,9 +6,12 @@ it (an HTML link inside the figure; `architecture_blocks` gives the same list to
 Config dicts only: `ModelConfig.to_dict()` (plus "sparse" for the sliding-window encoder) or a ViT/Swin
 config (image_size, patch_size, n_classes, window). Plain values in, a Plotly figure out."""
 import html
+import re
 from dataclasses import dataclass, replace
 
 import plotly.graph_objects as go
+
+from i18n import N_, _, ngettext
 
 from .grid import layout
 
@@ -21,7 +24,11 @@ COLOURS = {"input": "#ffffff", "embed": "#fad4d8", "positions": "#e9e3f5", "atte
            "norm": "#f2f3c1", "ffn": "#c7e8f5", "head": "#dcdff0"}
 LINK_COLOUR = "#0b4f9c"
 ACTIVATIONS = {"relu": "ReLU", "gelu": "GELU"}
-CAUSAL = "causal mask: token i sees tokens ≤ i"      # a note's name (taught_on) is what comes before ":"
+CAUSAL = N_("causal mask: token i sees tokens ≤ i")  # a note's name (taught_on) is what comes before ":" or "："
+NOTE_NAME = re.compile(r"[:：]")
+POSITIONS = {"sinusoidal": N_("+ sinusoidal positions"), "learned": N_("+ learned positions"),
+             "rope": N_("+ RoPE positions"), "alibi": N_("+ ALiBi positions"),
+             "relative": N_("+ relative positions")}
 LINE_HEIGHT, PAD, GAP, INNER_GAP, HEADER = 18, 7, 26, 16, 42     # pixels (1 y unit = 1 px)
 
 
@@ -56,14 +63,15 @@ def _fmt(n) -> str:
 
 def _header(role: str, n, c: dict) -> str:
     """The container's title (markup; the numbers escaped): which layer, how many, where the norm sits."""
-    ln = "pre-LN" if c.get("norm", "post") == "pre" else "post-LN"
-    return f"<b>{role} layer</b><br>× N = {html.escape(_fmt(n))} · {ln}"
+    ln = _("pre-LN") if c.get("norm", "post") == "pre" else _("post-LN")
+    title = _("Decoder layer") if role == "Decoder" else _("Encoder layer")
+    return f"<b>{title}</b><br>× N = {html.escape(_fmt(n))} · {ln}"
 
 
 def _sublayers(prefix: str, c: dict, attn: Block, cross: Block | None, act: str) -> tuple[tuple, tuple]:
     """The layer's blocks and residual units with the LayerNorm where the config puts it."""
     d, dff = c["d_model"], c["d_ff"]
-    ffn = Block(f"{prefix}.ffn", "Feed-forward (each position)", "ffn", "ffn",
+    ffn = Block(f"{prefix}.ffn", _("Feed-forward (each position)"), "ffn", "ffn",
                 ((f"{d} → {dff} → {d} · {act}", ""),))
     pre = c.get("norm", "post") == "pre"
     blocks, units = [], []
@@ -72,11 +80,11 @@ def _sublayers(prefix: str, c: dict, attn: Block, cross: Block | None, act: str)
             continue
         start = len(blocks)
         if pre:
-            blocks += [Block(f"{prefix}.{name}.norm", "LayerNorm", "norm", "norm", (("before the sublayer", ""),)),
-                       sub, Block(f"{prefix}.{name}.add", "Add", "norm", "norm", (("x + sublayer(LN(x))", ""),))]
+            blocks += [Block(f"{prefix}.{name}.norm", "LayerNorm", "norm", "norm", ((_("before the sublayer"), ""),)),
+                       sub, Block(f"{prefix}.{name}.add", "Add", "norm", "norm", ((_("x + sublayer(LN(x))"), ""),))]
         else:
             blocks += [sub, Block(f"{prefix}.{name}.add", "Add & Norm", "norm", "norm",
-                                  (("LN(x + sublayer(x))", ""),))]
+                                  ((_("LN(x + sublayer(x))"), ""),))]
         units.append((start, len(blocks) - 1))
     return tuple(blocks), tuple(units)
 
@@ -84,23 +92,25 @@ def _sublayers(prefix: str, c: dict, attn: Block, cross: Block | None, act: str)
 def _attention(prefix: str, c: dict, label: str, note: tuple = ()) -> Block:
     d, h = c["d_model"], c["n_heads"]
     return Block(f"{prefix}.attn", label, "attention", "attention",
-                 ((f"h = {h} heads · d_k = {d} / {h} = {d // h}", ""),) + note)
+                 ((_("h = {h} heads · d_k = {d} / {h} = {d_k}").format(h=h, d=d, d_k=d // h), ""),) + note)
 
 
 def _positions(c: dict, rows: int) -> Block:
     kind, d = c.get("pos_encoding", "sinusoidal"), c["d_model"]
     if kind == "none":
-        return Block("positions", "No positional encoding", "positions", "positions",
-                     (("attention alone cannot tell word order", ""),))
+        return Block("positions", _("No positional encoding"), "positions", "positions",
+                     ((_("attention alone cannot tell word order"), ""),))
     k = c.get("max_offset", 16)
-    detail = {"learned": f"a learned {rows} × {d} table, added",
-              "sinusoidal": f"fixed sine/cosine waves, {rows} × {d}, added",
-              "relative": f"a learned bias per head and offset (±{k}), added to the scores"}.get(kind, "")
-    return Block("positions", f"+ {kind} positions", "positions", "positions", ((detail, ""),) if detail else ())
+    detail = {"learned": _("a learned {rows} × {d} table, added"),
+              "sinusoidal": _("fixed sine/cosine waves, {rows} × {d}, added"),
+              "relative": _("a learned bias per head and offset (±{k}), added to the scores")
+              }.get(kind, "").format(rows=rows, d=d, k=k)
+    label = _(POSITIONS[kind]) if kind in POSITIONS else _("+ {kind} positions").format(kind=kind)
+    return Block("positions", label, "positions", "positions", ((detail, ""),) if detail else ())
 
 
 def _final_norm(prefix: str, c: dict) -> tuple:
-    return ((Block(f"{prefix}.final_norm", "Final LayerNorm", "norm", "norm", (("after the last layer", ""),)),)
+    return ((Block(f"{prefix}.final_norm", _("Final LayerNorm"), "norm", "norm", ((_("after the last layer"), ""),)),)
             if c.get("norm", "post") == "pre" else ())
 
 
@@ -108,43 +118,48 @@ def _text_columns(c: dict) -> list[Column]:
     kind, d, V, T = c["kind"], c["d_model"], c["vocab_size"], c["max_len"]
     act, n = ACTIVATIONS.get(c.get("activation", "relu"), str(c.get("activation"))), c["n_layers"]
     src = "S" if kind == "encoder_decoder" else "T"
-    before = (Block("input", "Source tokens" if src == "S" else "Input tokens", "tokens", "input",
-                    ((f"{src} ≤ {T} ids · vocabulary V = {_fmt(V)}", ""),)),
-              Block("embed", "Token embedding", "tokens", "embed", ((f"V × d_model = {_fmt(V)} × {d}", ""),)),
+    ids = _("{side} ≤ {T} ids · vocabulary V = {V}")
+    before = (Block("input", _("Source tokens") if src == "S" else _("Input tokens"), "tokens", "input",
+                    ((ids.format(side=src, T=T, V=_fmt(V)), ""),)),
+              Block("embed", _("Token embedding"), "tokens", "embed", ((f"V × d_model = {_fmt(V)} × {d}", ""),)),
               _positions(c, T))
-    embed_norm = Block("embed_norm", "LayerNorm", "norm", "norm", (("on the embeddings (BERT)", ""),))
+    embed_norm = Block("embed_norm", "LayerNorm", "norm", "norm", ((_("on the embeddings (BERT)"), ""),))
     if c.get("embed_norm"):
         before += (embed_norm,)
     note = ()
     if kind == "decoder":
-        note = ((CAUSAL, "masks"),)
+        note = ((_(CAUSAL), "masks"),)
     elif isinstance(c.get("sparse"), dict):
         s = c["sparse"]
         g, dil = s.get("n_global", 0), s.get("dilation", 1)
-        note = ((f"sparse mask: keys within ±{s.get('width')}" + (f" every {dil}th" if dil != 1 else "")
-                 + (f", {g} global token{'s' if g != 1 else ''}" if g else ""), "masks"),)
-    label = "Masked multi-head self-attention" if kind == "decoder" else "Multi-head self-attention"
+        note = ((_("sparse mask: keys within ±{width}").format(width=s.get("width"))
+                 + (_(" every {n}th").format(n=dil) if dil != 1 else "")
+                 + (ngettext(", {n} global token", ", {n} global tokens", g).format(n=g) if g else ""), "masks"),)
+    label = _("Masked multi-head self-attention") if kind == "decoder" else _("Multi-head self-attention")
     layer, units = _sublayers("enc", c, _attention("enc", c, label, note), None, act)
     if kind != "encoder_decoder":
-        head = Block("head", "LM head (next token)" if kind == "decoder" else "LM head (masked tokens)", "lm_head",
-                     "head", ((f"linear {d} → V = {_fmt(V)}, softmax", ""),))
+        head = Block("head", _("LM head (next token)") if kind == "decoder" else _("LM head (masked tokens)"),
+                     "lm_head", "head", ((_("linear {d} → V = {V}, softmax").format(d=d, V=_fmt(V)), ""),))
         header = _header("Decoder" if kind == "decoder" else "Encoder", n, c)
         return [Column(before, layer, units, _final_norm("enc", c) + (head,), header, f"T × {d}",
                        f"T × {_fmt(V)}", "left")]
     Vt, n_dec = c.get("tgt_vocab_size") or V, c.get("n_dec_layers") or n
     enc = Column(before, layer, units, _final_norm("enc", c), _header("Encoder", n, c),
                  f"S × {d}", f"S × {d}", "left")
-    dec_before = (Block("tgt_input", "Target tokens (shifted right)", "tokens", "input",
-                        ((f"T ≤ {T} ids · vocabulary V = {_fmt(Vt)}", ""),)),
-                  Block("tgt_embed", "Token embedding", "tokens", "embed", ((f"V × d_model = {_fmt(Vt)} × {d}", ""),)),
+    dec_before = (Block("tgt_input", _("Target tokens (shifted right)"), "tokens", "input",
+                        ((ids.format(side="T", T=T, V=_fmt(Vt)), ""),)),
+                  Block("tgt_embed", _("Token embedding"), "tokens", "embed",
+                        ((f"V × d_model = {_fmt(Vt)} × {d}", ""),)),
                   replace(_positions(c, T), key="tgt_positions"))
     if c.get("embed_norm"):                              # one Embedder class for both sides
         dec_before += (replace(embed_norm, key="tgt_embed_norm"),)
-    attn = _attention("dec", c, "Masked multi-head self-attention", ((CAUSAL, "masks"),))
-    cross = Block("dec.cross", "Cross-attention", "cross_attention", "attention",
-                  ((f"h = {c['n_heads']} heads · d_k = {d // c['n_heads']}", ""), ("Q: decoder · K, V: encoder", "")))
+    attn = _attention("dec", c, _("Masked multi-head self-attention"), ((_(CAUSAL), "masks"),))
+    cross = Block("dec.cross", _("Cross-attention"), "cross_attention", "attention",
+                  ((_("h = {h} heads · d_k = {d_k}").format(h=c["n_heads"], d_k=d // c["n_heads"]), ""),
+                   (_("Q: decoder · K, V: encoder"), "")))
     dlayer, dunits = _sublayers("dec", c, attn, cross, act)
-    head = Block("tgt_head", "Linear + softmax", "translation", "head", ((f"{d} → V = {_fmt(Vt)} target tokens", ""),))
+    head = Block("tgt_head", _("Linear + softmax"), "translation", "head",
+                 ((_("{d} → V = {V} target tokens").format(d=d, V=_fmt(Vt)), ""),))
     dec = Column(dec_before, dlayer, dunits, _final_norm("dec", c) + (head,), _header("Decoder", n_dec, c),
                  f"T × {d}", f"T × {_fmt(Vt)}", "right")
     return [enc, dec]
@@ -154,18 +169,20 @@ def _image_columns(c: dict) -> list[Column]:
     """ViT / Swin (model/architectures/vit.py): patches, a learned <cls>, learned positions, GELU, pre-LN by default."""
     size, ch, p, d, n = c["image_size"], c.get("channels", 3), c["patch_size"], c["d_model"], c["n_layers"]
     N, window, classes = (size // p) ** 2, c.get("window", 0), c["n_classes"]
-    before = (Block("input", "Image", "patches", "input",
-                    ((f"{size}×{size} pixels, {ch} channel{'s' if ch > 1 else ''} → {N} patches of {p}×{p}", ""),)),
-              Block("embed", "Patch embedding + <cls>", "patches", "embed",
-                    ((f"linear {p * p * ch} → {d} · T = {N} + 1 tokens", ""),)),
-              Block("positions", "+ learned positions", "positions", "positions",
-                    ((f"a learned {N + 1} × {d} table, added", ""),)))
-    note = ((f"window mask: {window}×{window} patches, shifted on odd layers", "masks"),) if window else ()
-    label = "Windowed multi-head self-attention" if window else "Multi-head self-attention"
+    pixels = ngettext("{size}×{size} pixels, {ch} channel → {n} patches of {p}×{p}",
+                      "{size}×{size} pixels, {ch} channels → {n} patches of {p}×{p}", ch)
+    before = (Block("input", _("Image"), "patches", "input", ((pixels.format(size=size, ch=ch, n=N, p=p), ""),)),
+              Block("embed", _("Patch embedding + <cls>"), "patches", "embed",
+                    ((_("linear {i} → {d} · T = {n} + 1 tokens").format(i=p * p * ch, d=d, n=N), ""),)),
+              Block("positions", _(POSITIONS["learned"]), "positions", "positions",
+                    ((_("a learned {rows} × {d} table, added").format(rows=N + 1, d=d), ""),)))
+    note = ((_("window mask: {w}×{w} patches, shifted on odd layers").format(w=window), "masks"),) if window else ()
+    label = _("Windowed multi-head self-attention") if window else _("Multi-head self-attention")
     layer, units = _sublayers("enc", c, _attention("enc", c, label, note), None, "GELU")
-    head = Block("head", "Classifier on <cls>", "patches", "head", ((f"linear {d} → {classes} classes, softmax", ""),))
+    head = Block("head", _("Classifier on <cls>"), "patches", "head",
+                 ((_("linear {d} → {classes} classes, softmax").format(d=d, classes=classes), ""),))
     return [Column(before, layer, units, _final_norm("enc", c) + (head,), _header("Encoder", n, c),
-                   f"T × {d} (T = {N + 1})", f"{classes} class probabilities", "left")]
+                   f"T × {d} (T = {N + 1})", _("{classes} class probabilities").format(classes=classes), "left")]
 
 
 def columns(config: dict) -> list[Column]:
@@ -191,7 +208,7 @@ def taught_on(config: dict, links: dict | None = None) -> dict[str, list[str]]:
     """page path -> the names of the blocks (and mask notes) it teaches, in drawing order, each once."""
     pages, out = {**PAGES, **(links or {})}, {}
     for b, page in architecture_blocks(config, links):
-        for name, p in [(b.label, page)] + [(t.split(":")[0], pages[topic]) for t, topic in b.lines if topic]:
+        for name, p in [(b.label, page)] + [(NOTE_NAME.split(t)[0], pages[topic]) for t, topic in b.lines if topic]:
             if name not in out.setdefault(p, []):
                 out[p].append(name)
     return out
@@ -298,7 +315,8 @@ def plot_architecture(config: dict, *, title: str | None = None, links: dict | N
     if not cols:
         keys = ", ".join(sorted(map(str, config or {})))
         cv = _Canvas(pages)
-        cv.text(50, 50, f"Not drawn for this architecture (config keys: {keys or 'none'}).", name="not_drawn")
+        cv.text(50, 50, _("Not drawn for this architecture (config keys: {keys}).").format(keys=keys or _("none")),
+                name="not_drawn")
         return go.Figure(layout=layout(title, 140, annotations=cv.notes, **axes,
                                        yaxis=dict(visible=False, range=[0, 100], fixedrange=True)))
     cv = _Canvas(pages)
@@ -312,15 +330,15 @@ def plot_architecture(config: dict, *, title: str | None = None, links: dict | N
         cross_y, y_m = sum(dec["at"]["dec.cross"]) / 2, enc["exit"] + 16
         cv.line([(enc["cx"], enc["out"]), (enc["cx"], y_m), (50, y_m), (50, cross_y)])
         cv.arrow(50, cross_y, dec["bx"][0], cross_y)
-        cv.text(49, y_m + 3, f"encoder output {cols[0].shape_out} → K, V", name="memory",
+        cv.text(49, y_m + 3, _("encoder output {shape} → K, V").format(shape=cols[0].shape_out), name="memory",
                 xanchor="right", yanchor="bottom")
     else:
-        cv.text(73, top - 10, LEGEND, name="legend", raw=True, xanchor="left", yanchor="top", align="left")
+        cv.text(73, top - 10, _(LEGEND), name="legend", raw=True, xanchor="left", yanchor="top", align="left")
     return go.Figure(layout=layout(title, int(top) + (50 if title else 10), shapes=cv.shapes, annotations=cv.notes,
                                    dragmode=False, margin=dict(l=10, r=10, t=50 if title else 10, b=0), **axes,
                                    yaxis=dict(visible=False, range=[0, top], fixedrange=True)))
 
 
-LEGEND = ("<b>How to read it</b><br>Each blue name opens<br>the page that teaches it.<br><br>"
-          "T: tokens in the input<br>h heads, each of size<br>d_k = d_model / h<br><br>"
-          "N ×: the layer repeats N<br>times, each copy with<br>its own weights")
+LEGEND = N_("<b>How to read it</b><br>Each blue name opens<br>the page that teaches it.<br><br>"
+            "T: tokens in the input<br>h heads, each of size<br>d_k = d_model / h<br><br>"
+            "N ×: the layer repeats N<br>times, each copy with<br>its own weights")

@@ -15,6 +15,7 @@ import plotly.io as pio
 from PIL import Image
 from plotly.colors import get_colorscale, sample_colorscale
 
+from i18n import _
 from labels import head_label, head_only, layer_label
 
 from .heatmap import safe_labels
@@ -119,7 +120,7 @@ def _colorbar_trace(log: bool, colorscale: str) -> dict:
     ticks = dict(tickvals=[0, 0.25, 0.5, 0.75, 1], ticktext=["1e-4", "1e-3", "0.01", "0.1", "1"]) if log else {}
     return dict(type="scatter", x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
                 marker=dict(colorscale=stops(colorscale), cmin=0, cmax=1, color=[0], showscale=True,
-                            colorbar=dict(title=dict(text="weight" + (" (log)" if log else ""), side="right"),
+                            colorbar=dict(title=dict(text=_("weight (log)") if log else _("weight"), side="right"),
                                           orientation="h", y=-0.02, yanchor="top", len=0.8, thickness=12, **ticks)))
 
 
@@ -149,7 +150,7 @@ def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int]
         dict(type="scatter", x=centres[head_idx], y=centres[layer_idx], mode="markers", text=text,
                    customdata=np.stack([layer_idx, head_idx], 1).tolist(), hovertemplate="%{text}<extra></extra>",
                    marker=dict(symbol="square", size=max(8, min(60, g.cell * 0.8)), color="rgba(0,0,0,0)"),
-                   showlegend=False, name="maps"),
+                   showlegend=False, name=_("maps")),
         _colorbar_trace(log, colorscale)],
         layout=layout(title, min(600, g.height + 130), shapes=shapes, dragmode=False, clickmode="event+select",
                       margin=dict(l=10, r=10, t=60 if title else 40, b=10),
@@ -173,6 +174,12 @@ def _log_stops(colorscale: str, stops: int) -> tuple:
     return tuple((float(p), c) for p, c in zip(pos, cols))
 
 
+def hover(decimals: int) -> str:
+    """The hover of a weights heatmap: query, key and the weight to `decimals`."""
+    query, key, weight = _("query"), _("key"), _("weight")
+    return f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{z:.{decimals}f}}<extra></extra>"
+
+
 def plot_zoom(matrix: np.ndarray, *, q_labels, k_labels, log: bool = False, title: str | None = None,
               colorscale: str = WEIGHT_SCALE, decimals: int = 6) -> go.Figure:
     """One head at full resolution. matrix (Nq, Nk) weights, sent as float32; colour fixed to [0, 1]
@@ -182,8 +189,8 @@ def plot_zoom(matrix: np.ndarray, *, q_labels, k_labels, log: bool = False, titl
     return figure([dict(
         type="heatmap", z=m, x=safe_labels(k_labels), y=safe_labels(q_labels), zmin=0.0, zmax=1.0,
         colorscale=log_colorscale(colorscale) if log else stops(colorscale),
-        colorbar=dict(title=dict(text="weight" + (" (log colour)" if log else "")), thickness=14),
-        hovertemplate=f"query: %{{y}}<br>key: %{{x}}<br>weight: %{{z:.{decimals}f}}<extra></extra>")],
+        colorbar=dict(title=dict(text=_("weight (log colour)") if log else _("weight")), thickness=14),
+        hovertemplate=hover(decimals))],
         layout(title, max(360, min(900, 22 * n + 160)),
-               yaxis=dict(autorange="reversed", title=dict(text="query (attends from)")),
-               xaxis=dict(title=dict(text="key (attended to)"), tickangle=-60)))
+               yaxis=dict(autorange="reversed", title=dict(text=_("query (attends from)"))),
+               xaxis=dict(title=dict(text=_("key (attended to)")), tickangle=-60)))

@@ -6,6 +6,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
 from labels import head_only
 
 from .grid import layout
@@ -50,6 +51,7 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
     if picked is not None and not start <= picked < stop:
         picked = None
     traces = []
+    reach = _("{head}: query {query} → key {key}<br>weight {weight}")     # filled with Plotly's %{...} below
     for h in heads:
         w = layer_weights[h]
         pairs = line_pairs(w, start, stop, picked, min_weight)
@@ -70,14 +72,14 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
                 type="scatter", x=np.where(outgoing, 0.97, 0.03), y=np.where(outgoing, pairs[:, 1], pairs[:, 0]),
                 mode="markers", marker=dict(size=5, color=head_colour(h), opacity=0.7), showlegend=False,
                 legendgroup=f"h{h}", customdata=np.stack([pairs[:, 0], pairs[:, 1], vals], 1),
-                hovertemplate=f"{head_only(h)}: query %{{customdata[0]}} → key %{{customdata[1]}}"
-                              "<br>weight %{customdata[2]:.6f}<extra></extra>"))
+                hovertemplate=reach.format(head=head_only(h), query="%{customdata[0]}", key="%{customdata[1]}",
+                                           weight="%{customdata[2]:.6f}") + "<extra></extra>"))
         traces.append(dict(type="scatter", x=[None], y=[None], mode="lines", name=head_only(h), legendgroup=f"h{h}",
                            line=dict(color=head_colour(h), width=4)))
     idx = np.arange(start, stop)
     labels = [html.escape(tokens[i], quote=False) for i in idx]
     bold = ["<b>" + t + "</b>" if i == picked else t for i, t in zip(idx, labels)]
-    for x, pos, side in ((0.0, "middle left", "query"), (1.0, "middle right", "key")):
+    for x, pos, side in ((0.0, "middle left", _("query")), (1.0, "middle right", _("key"))):
         traces.append(dict(
             type="scatter", x=np.full(len(idx), x), y=idx, mode="markers+text", text=bold, textposition=pos,
             marker=dict(size=9, color=["#ffbf00" if i == picked else "#bbbbbb" for i in idx]),

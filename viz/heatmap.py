@@ -4,6 +4,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
+
 from .theme import WEIGHT_SCALE, style
 
 
@@ -15,9 +17,13 @@ def safe_labels(labels) -> list[str]:
 
 def plot_heatmap(matrix: np.ndarray, *, x_labels=None, y_labels=None, title: str | None = None,
                  zmin: float | None = 0.0, zmax: float | None = 1.0, colorscale: str = WEIGHT_SCALE,
-                 x_title: str = "key", y_title: str = "query", value_name: str = "weight",
+                 x_title: str | None = None, y_title: str | None = None, value_name: str | None = None,
                  height: int | None = None, decimals: int = 4) -> go.Figure:
-    """matrix: (rows, cols). Hover shows row label, column label and the value to `decimals`."""
+    """matrix: (rows, cols). Hover shows row label, column label and the value to `decimals`. The titles default
+    to "key", "query" and "weight" in the current language."""
+    x_title = _("key") if x_title is None else x_title
+    y_title = _("query") if y_title is None else y_title
+    value_name = _("weight") if value_name is None else value_name
     m = np.asarray(matrix, dtype=np.float64)
     xs = safe_labels(x_labels) if x_labels is not None else list(range(m.shape[1]))
     ys = safe_labels(y_labels) if y_labels is not None else list(range(m.shape[0]))

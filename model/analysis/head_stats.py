@@ -6,6 +6,8 @@ token / itself / [CLS] / [SEP]; mean attention distance as in Dosovitskiy et al.
 """
 import numpy as np
 
+from i18n import N_, _
+
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[BOS]", "[EOS]")
 PRONOUNS = ("it", "its", "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers")
 FUNCTION_WORDS = frozenset(
@@ -21,17 +23,25 @@ COREF_MIN = 0.5         # weight of the pronoun row's argmax, on an earlier cont
 COREF_MARGIN = 0.3      # ... ahead of the row's second-largest weight
 COREF_SHARE = 0.5       # share of the text's pronouns resolved that way
 
+# label -> its rule, in words; the thresholds are filled in by `rule` (in the language the page is shown in)
 RULES = {
-    "previous-token": f"mean weight on the previous token ≥ {PREVIOUS_MIN:.0%}",
-    "sink": f"mean weight on [CLS]/[SEP]/[BOS]/[EOS] together ≥ {SINK_MIN:.0%}",
-    "broad/positional": f"mean entropy ≥ {BROAD_MIN:.0%} of the uniform entropy (spreads over all tokens)",
-    "coreference": f"for at least {COREF_SHARE:.0%} of the pronouns ({', '.join(PRONOUNS[:5])}, …), the largest "
-                   "weight of the pronoun's row lands on one earlier content word ≥ 2 tokens back (not punctuation, "
-                   f"function word, pronoun or special token), is at least {COREF_MIN:.0%} and leads the row's "
-                   f"second-largest weight by at least {COREF_MARGIN:.0%}. On one text this shows a head that points "
-                   "pronouns at a word, not that it picks the right one: that needs labelled pronouns "
-                   "(the Coreference page)",
+    N_("previous-token"): N_("mean weight on the previous token ≥ {previous:.0%}"),
+    N_("sink"): N_("mean weight on [CLS]/[SEP]/[BOS]/[EOS] together ≥ {sink:.0%}"),
+    N_("broad/positional"): N_("mean entropy ≥ {broad:.0%} of the uniform entropy (spreads over all tokens)"),
+    N_("coreference"): N_(
+        "for at least {share:.0%} of the pronouns ({pronouns}, …), the largest weight of the pronoun's row lands on "
+        "one earlier content word ≥ 2 tokens back (not punctuation, function word, pronoun or special token), is at "
+        "least {least:.0%} and leads the row's second-largest weight by at least {margin:.0%}. On one text this "
+        "shows a head that points pronouns at a word, not that it picks the right one: that needs labelled "
+        "pronouns (the Coreference page)"),
 }
+
+
+def rule(label: str) -> str:
+    """The rule of an automatic label, with its thresholds, in the current language."""
+    return _(RULES[label]).format(previous=PREVIOUS_MIN, sink=SINK_MIN, broad=BROAD_MIN, share=COREF_SHARE,
+                                  pronouns=", ".join(f"“{p}”" for p in PRONOUNS[:5]), least=COREF_MIN,
+                                  margin=COREF_MARGIN)
 
 
 def entropy(weights: np.ndarray) -> np.ndarray:

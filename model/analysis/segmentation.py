@@ -6,13 +6,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from i18n import N_
 from model.data.bpe import BPETokenizer, display
 from model.data.word_tokenizer import WordTokenizer
 
 
 @dataclass(frozen=True)
 class Segmentation:
-    """name: how the text was cut; pieces: what each token shows; unknown: True where a piece is [UNK]."""
+    """name: how the text was cut (English; a page shows _(name)); pieces: what each token shows; unknown: True
+    where a piece is [UNK]."""
     name: str
     pieces: tuple[str, ...]
     unknown: tuple[bool, ...]
@@ -33,10 +35,10 @@ def segmentations(text: str, bpe: BPETokenizer, words: WordTokenizer) -> list[Se
     b = bpe.encode(text)
     chars = tuple(c for c in text)
     raw = tuple(display(bytes([x])) for x in text.encode("utf-8"))
-    return [Segmentation("words", tuple(w.tokens), tuple(w.unknown)),
-            Segmentation("BPE pieces", tuple(b.pieces), (False,) * len(b.pieces)),
-            Segmentation("characters", chars, (False,) * len(chars)),
-            Segmentation("bytes", raw, (False,) * len(raw))]
+    return [Segmentation(N_("words"), tuple(w.tokens), tuple(w.unknown)),
+            Segmentation(N_("BPE pieces"), tuple(b.pieces), (False,) * len(b.pieces)),
+            Segmentation(N_("characters"), chars, (False,) * len(chars)),
+            Segmentation(N_("bytes"), raw, (False,) * len(raw))]
 
 
 def one_hot_columns(ids: list[int], vocab_size: int) -> np.ndarray:

@@ -2,6 +2,7 @@
 import numpy as np
 import torch
 
+from i18n import N_, Message
 from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.capture import Intermediates, capturing
@@ -52,8 +53,8 @@ def run_text(model, tokenizer: WordTokenizer, text: str, rule: str, *, mask=None
     limit = min(model.config.max_len, max_tokens or model.config.max_len)
     notices = []
     if len(enc.ids) > limit:
-        notices.append(f"The text has {len(enc.ids)} tokens; this model reads at most {limit}, "
-                       f"so only the first {limit} are shown.")
+        notices.append(Message(N_("The text has {n} tokens; this model reads at most {limit}, so only the first "
+                                  "{limit} are shown."), n=len(enc.ids), limit=limit))
     enc = enc.cut(limit)
     device = next(model.parameters()).device
     ids = torch.tensor([enc.ids], device=device)

@@ -38,7 +38,8 @@ class TextRun(_FrozenArrays):
     tokens: N pieces as shown; ids: (N,) int; unknown: N flags for pieces outside the vocabulary;
     weights: (L, H, N, N) float32, rows sum to 1 over allowed keys; hidden: (L + 1, N, C), the layer inputs
     then the output; logits: (N, V), None when not asked for; q, k, v: (L, H, N, D) and scores: (L, H, N, N)
-    scaled, −inf where masked, only when asked for; notices: what the user should know (e.g. the text was cut);
+    scaled, −inf where masked, only when asked for; notices: what the user should know (e.g. the text was cut), as
+    i18n.Message (str() gives it in the language of the session that shows it);
     words: the token indices of each whole word (model.tasks.word_attention turns piece attention into word
     attention) and word_texts, each as typed.
     """
@@ -52,7 +53,7 @@ class TextRun(_FrozenArrays):
     k: np.ndarray | None = None
     v: np.ndarray | None = None
     scores: np.ndarray | None = None
-    notices: tuple[str, ...] = ()
+    notices: tuple = ()
     words: tuple[tuple[int, ...], ...] = ()
     word_texts: tuple[str, ...] = ()
 

@@ -1,7 +1,8 @@
 """The runs that together draw every page of the app: each page's default view, plus the lazy tabs and sections
 the default leaves undrawn, and the answers the predictions hide (predict off). (page file, session-state values to set
 before the run), the values in English."""
-VIEWS = [("home.py", {}), ("explorer.py", {}), ("tokenization.py", {}), ("coreference.py", {}),
+VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": "Attends to & statistics"}),
+         ("tokenization.py", {}), ("coreference.py", {}),
          ("coreference.py", {"predict": False}), ("generation.py", {}), ("translation.py", {}),
          ("masks.py", {}), ("masks.py", {"predict": False}), ("images.py", {}),
          ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),

@@ -22,7 +22,12 @@ CLS SEP MASK BOS EOS PAD UNK PNG SVG CSV JSON GIF CPU GPU CUDA MPS URL Plotly Py
 Attention Lab Streamlit Chromium Debian WordNet fortune fortunes rollout
 English Language
 """.split()}                                   # (the language switch names each language in its own words)
+# proper names: authors the explorer cites, an activation function (named like ReLU, which the texts keep), a model
+LATIN_TERMS |= {w.lower() for w in "Clark Abnar Zuidema GELU translator".split()}
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
+# first, HTML entities become spaces and back-to-back tags are parted, so a chip's "0·2</sub></span><span title=…>"
+# reads as a number, then tags (else the number's span runs into the next tag and leaves its attributes as words)
+MARKUP = re.compile(r"(?<=>)(?=<)|&[A-Za-z]+;|&#\d+;")
 # spans that hold the model's text or names rather than interface text
 NOT_INTERFACE = re.compile(r"“[^”]*”|‘[^’]*’|「[^」]*」|\"[^\"]*\"|`[^`]*`|\$[^$]*\$|<[^>]+>|https?://\S+|\]\([^)]*\)"
                            r"|%\{[^}]*\}|\S*[\w.]*[_\d./\\]\w*\S*|:material/\w+:|\[[A-Z]+\]")
@@ -42,7 +47,8 @@ def _figure_strings(node, parent=""):
                 continue
             elif isinstance(value, (dict, list)):
                 yield from _figure_strings(value, key)
-            elif key in ("name", "hovertemplate", "legendgrouptitle") and isinstance(value, str):
+            elif key in ("name", "hovertemplate", "legendgrouptitle") and isinstance(value, str) \
+                    and not (key == "name" and parent == "annotations"):      # an annotation's name is not shown
                 yield value
     elif isinstance(node, list):
         for item in node:
@@ -76,7 +82,7 @@ def english_left(strings, typed: str) -> dict[str, str]:
     typed = typed.lower()
     left = {}
     for s in strings:
-        for word in WORD.findall(NOT_INTERFACE.sub(" ", s)):
+        for word in WORD.findall(NOT_INTERFACE.sub(" ", MARKUP.sub(" ", s))):
             parts = [p for p in word.lower().split("-") if len(p) > 1]
             if word.lower() in LATIN_TERMS or all(p in LATIN_TERMS or p in typed for p in parts):
                 continue
@@ -87,7 +93,8 @@ def english_left(strings, typed: str) -> dict[str, str]:
 def test_the_checker_finds_english_and_spares_terms_quotes_and_typed_text():
     shown = ["注意力头 L3 H1", "softmax 之后", "“it” 指向 “restaurant”", "模型 coref_encoder", "下载 weights.csv",
              "The heads", "查询 token %{x}", "top-k 采样", "多头 Multi-Head",
-             "sliding-window", "权重 <b>bold</b>", "Head", "`model.evaluate`", "表 [CLS] 与 [SEP]"]
+             "sliding-window", "权重 <b>bold</b>", "Head", "`model.evaluate`", "表 [CLS] 与 [SEP]",
+             '<span title="编号 2">cat<sub> 0·2</sub></span><span title="编号 3">sat</span>', "图块 + &lt;cls&gt;"]
     assert english_left(shown, typed="the cat sat") == {"heads": "The heads", "Head": "Head",
                                                            "sliding-window": "sliding-window"}
 

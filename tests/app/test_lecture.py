@@ -1,17 +1,20 @@
 """The lecture page (AppTest): every prepared view opens its page, in a fresh session as its new tab does, without an
 exception, without a stale-link notice and with every parameter kept; the plan follows the course texts' order;
 the playlist steps forward and back and its place is in the URL; a view added from a link, the export and the
-import round-trip; bad links and bad files get their messages. Runs on the shipped models (the views name them)."""
+import round-trip; bad links and bad files get their messages; in Chinese a view reads translated and opens its
+page in Chinese. Runs on the shipped models (the views name them)."""
 import json
 import re
 from unittest import mock
+from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
+import i18n
 from app_pages import _playlist
-from app_pages.views import lecture
+from app_pages.views import lecture, tokenization
 from tests.app.conftest import infos as notices
 from tests.app.conftest import open_link as open_file
 
@@ -65,6 +68,34 @@ def test_the_plan_follows_the_textbook_then_the_tutorial_then_the_lecture():
     steps = [v.section for v in PLAN if v.section.startswith("Lecture step")]
     assert steps == [f"Lecture step {n}" for n in range(1, 5)]
     assert all(v.note.endswith(".") and len(v.note) < 300 for v in PLAN)    # one sentence each
+
+
+def test_in_chinese_a_prepared_view_reads_translated_and_opens_its_page_in_chinese():
+    """lang=zh: the view's title, note and section come from the plan's catalogue; its link carries lang=zh and the
+    example's title as the Chinese page shows it, which that page (a fresh session, as the new tab) takes without a
+    stale-link notice; a bad file's message is in Chinese too."""
+    zh = i18n.catalogue("zh").gettext
+    example = "A name no vocabulary holds"
+    k, view = next((k, v) for k, v in enumerate(PLAN) if v.query() == {"tok_example": example})
+    at = open_link("lecture", {"lang": "zh", "lecture_step": str(k + 1)})
+    assert at.subheader[0].value.replace("\\", "") == zh(view.title) != view.title
+    assert zh(view.note) in [m.value.replace("\\", "") for m in at.markdown] and zh(view.note) != view.note
+    assert any(c.value.replace("\\", "").endswith(f" · {zh(view.section)}") for c in at.caption)
+    page, query = open_button(at).url.split("?")
+    params = parse_qsl(query)
+    assert page == "tokenization" and params == [("tok_example", zh(example)), ("lang", "zh")]
+    assert zh(example) != example
+    tab = open_link(page, dict(params))
+    stale = zh("The link asked for {what} “{asked}”, which is not on this page now; showing “{shown}”.").split("{")[0]
+    assert not [n for n in notices(tab) if n.startswith(stale)], notices(tab)
+    assert tab.selectbox(key="tok_example").value == example
+    assert tab.text_area(key="tok_text").value == tokenization.EXAMPLES[example]
+    assert tab.title[0].value == zh("Tokenization") != "Tokenization"
+
+    at.file_uploader(key="lecture_import").set_value(("bad.json", b"{not json", "application/json")).run()
+    why = zh("The file is not valid JSON (line {line}, column {column}: {why}).").format(
+        line=1, column=2, why="Expecting property name enclosed in double quotes")
+    assert said(at, "error") == [zh("“{file}” was not imported.").format(file="bad.json") + " " + why]
 
 
 # ---- the playlist ------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The message catalogues (i18n/): every string marked for translation has a checked Chinese translation, the
 translation keeps the message's {placeholders} (a missing one would raise at .format, an extra one shows braces),
 one message reads the same wherever it is used, and the language switch really changes what _ returns."""
+import json
 import re
 
 import pytest
@@ -50,6 +51,24 @@ def test_the_checker_sees_an_untranslated_string(tmp_path, monkeypatch):
     monkeypatch.setattr(catalogues, "SOURCES", ["app_pages"])
     monkeypatch.setattr(catalogues, "LOCALES", tmp_path / "locales")
     assert catalogues.missing("zh") == [("app_pages.page", "A title no catalogue has")]
+
+
+def test_the_lecture_plan_is_extracted_view_by_view_with_views_added_later(tmp_path, monkeypatch):
+    plan = {"format": "attention-lab-lecture", "version": 1, "views": [
+        {"section": "Tutorial part 9", "title": "A title", "page": "explorer", "params": {}, "note": "A note."},
+        {"section": "Tutorial part 9", "title": "Another title", "page": "masks", "params": {"masks_tab": "Cost"},
+         "note": ""}]}
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "lecture_plan.json").write_text(json.dumps(plan, ensure_ascii=False, indent=1))
+    monkeypatch.setattr(catalogues, "ROOT", tmp_path)
+    monkeypatch.setattr(catalogues, "SOURCES", ["assets/lecture_plan.json"])
+    monkeypatch.setattr(catalogues, "LOCALES", tmp_path / "locales")
+    domain = "assets.lecture_plan"                     # each section once, no empty note
+    assert catalogues.missing("zh") == [(domain, "Tutorial part 9"), (domain, "A title"), (domain, "A note."),
+                                        (domain, "Another title")]
+    lines = (tmp_path / "assets" / "lecture_plan.json").read_text().splitlines()
+    located = {m.id: m.locations[0][1] for m in catalogues.templates()[domain] if m.id}
+    assert all(f'"title": "{t}"' in lines[located[t] - 1] for t in ("A title", "Another title"))
 
 
 def test_switching_the_language_changes_the_text():
