@@ -18,7 +18,7 @@ from viz.slide import one_square_map
 KEY = "present"
 MODES = (N_("Off"), N_("Light"), N_("Dark"))
 SCALE = 1.6                     # type size in presentation mode, against the usual
-MAP_HEIGHT = 640                # px: a square map fills a 1280 × 720 screen's height below a short title
+MAP_HEIGHT = 600                # px: a square map fills a 1280 × 720 screen's height below a short title
 DARK = {"paper": "#0e1117", "ink": "#fafafa", "grid": "#31333f"}
 
 _CSS = """
@@ -26,7 +26,9 @@ _CSS = """
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
 [data-testid="stSidebarNav"], [data-testid="stExpandSidebarButton"] { display: none !important; }
 html { font-size: %(root)dpx; }
-[data-testid="stMainBlockContainer"] { padding: 0.6rem 1.2rem 2rem 1.2rem; max-width: 100%%; }
+[data-testid="stMainBlockContainer"] { padding: 0.4rem 1.2rem 2rem 1.2rem; max-width: 100%%; }
+h1 { font-size: 1.5rem !important; padding: 0.2rem 0 !important; }
+h2, h3 { font-size: 1.15rem !important; padding: 0.1rem 0 !important; }
 %(dark)s
 </style>"""
 _DARK_CSS = """

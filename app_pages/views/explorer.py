@@ -6,7 +6,7 @@ import html
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _state, _url
+from app_pages import _export, _present, _resources, _runs, _state, _url
 from i18n import N_, _, ngettext
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
@@ -63,6 +63,7 @@ def caption(name: str, text: str, where: str | None = None) -> str:
 
 def render():
     st.title(_("Attention explorer"))
+    top = _present.slot()                       # presenting: the zoomed head first, full width
     st.caption(_("Type text; every head of a trained model shows what each token attends to. Rows are queries "
                  "(the token that looks), columns keys (the token looked at); each row sums to 1."))
 
@@ -152,7 +153,7 @@ def render():
                      "tokens to fit the screen). Click a map to zoom it.").format(**size) if grid_img.cell < N else
                    _("One image of {layers}×{heads} maps, {px} px each ({kb:,.0f} KB). Click a map to zoom it.")
                    .format(**size))
-    with right:
+    with top if _present.mode() else right:
         st.subheader(head_label(layer, head))
         zoom = weights[layer, head]
         q_labels = k_labels = tokens
