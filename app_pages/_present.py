@@ -103,6 +103,8 @@ def figure(fig):
         fig.update_xaxes(constrain="domain")
     if m == "dark":
         fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"])
-        fig.update_xaxes(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"])
-        fig.update_yaxes(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"])
+        axes = dict(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"], tickfont_color=DARK["ink"],
+                    title_font_color=DARK["ink"])
+        fig.update_xaxes(**axes)
+        fig.update_yaxes(**axes)
     return fig
