@@ -98,7 +98,7 @@ def figure(fig):
     size = (fig.layout.font.size or 14) * SCALE
     fig.update_layout(font_size=size, title_font_size=size * 1.15, hoverlabel_font_size=size)
     if one_square_map(fig.data):            # a square map as tall as a 720-px screen allows, its cells square
-        fig.update_layout(height=max(fig.layout.height or 0, MAP_HEIGHT))
+        fig.update_layout(height=MAP_HEIGHT)
         fig.update_yaxes(scaleanchor="x", constrain="domain")
         fig.update_xaxes(constrain="domain")
     if m == "dark":

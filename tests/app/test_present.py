@@ -53,5 +53,27 @@ def test_presenting_enlarges_the_type_and_squares_the_zoomed_map():
     usual = plotly_chart(open_link("explorer.py"), "explorer_zoom")["layout"]
     shown = plotly_chart(open_link("explorer.py", present="Light"), "explorer_zoom")["layout"]
     assert shown["font"]["size"] == pytest.approx(usual["font"]["size"] * _present.SCALE)
-    assert shown["height"] >= _present.MAP_HEIGHT > usual["height"]
+    assert shown["height"] == _present.MAP_HEIGHT != usual["height"]      # the screen's height, not the text's
     assert shown["yaxis"]["scaleanchor"] == "x"
+
+
+def _order(at) -> list[str]:
+    """The explorer's text box and zoomed head, in the order the page shows them."""
+    out = []
+    for node in _walk(at.main):
+        if node.type == "text_area":
+            out.append("text")
+        elif node.type == "plotly_chart" and "explorer_zoom" in (node.proto.id or ""):
+            out.append("zoom")
+    return out
+
+
+def _walk(node):
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _walk(child)
+
+
+def test_presenting_puts_the_zoomed_head_first():
+    assert _order(open_link("explorer.py")) == ["text", "zoom"]
+    assert _order(open_link("explorer.py", present="Dark")) == ["zoom", "text"]
