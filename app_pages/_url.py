@@ -91,12 +91,26 @@ def stale_link(key: str, labels, what: str, shown: str) -> bool:
         return False
     st.session_state[CHECKED] = checked | {key}
     raw = st.query_params.get(key)
-    if raw is None or raw in labels or i18n.relabel(raw) in labels:      # a link made in another language
+    if raw is None or raw in labels:
+        return False
+    if (shown_raw := i18n.relabel(raw, labels)) in labels:                # a link made in another language
+        if st.session_state.get(key) == i18n.relabel(raw):                # _language.relabel_link's first guess
+            st.session_state[key] = shown_raw
         return False
     raw = raw if len(raw) <= SHOWN_MAX else raw[:SHOWN_MAX] + "…"
     st.info(_("The link asked for {what} “{asked}”, which is not on this page now; showing “{shown}”.").format(
         what=what, asked=md(raw), shown=md(shown)))
     return True
+
+
+def as_option(key: str, options, labels) -> None:
+    """Before a bound widget whose options are internal values shown as `labels` (format_func; same order): a link
+    made in another language had its label put into session state in this language (_language.relabel_link), but
+    the widget's value is an option, so turn that label into its option."""
+    picked = st.session_state.get(key)
+    labels = list(labels)
+    if isinstance(picked, str) and picked in labels:
+        st.session_state[key] = list(options)[labels.index(picked)]
 
 
 def stale_number(key: str, lo: float, hi: float, what: str, shown) -> bool:
@@ -114,7 +128,7 @@ def stale_picks(key: str, labels, what: str) -> bool:
     """stale_link for a multiselect: the link's values that name nothing on the page (Streamlit drops them)."""
     if key in st.session_state:
         return False
-    gone = [v for v in st.query_params.get_all(key) if v not in labels and i18n.relabel(v) not in labels]
+    gone = [v for v in st.query_params.get_all(key) if v not in labels and i18n.relabel(v, labels) not in labels]
     if gone:
         shown = ", ".join(f"“{md(v if len(v) <= SHOWN_MAX else v[:SHOWN_MAX] + '…')}”" for v in gone[:5])
         st.info(ngettext("The link asked to pick {what} {shown}, which is not on this page now; left unpicked.",

@@ -61,23 +61,29 @@ def catalogue(code: str) -> gettext.NullTranslations:
 
 
 @functools.cache
-def _labels() -> dict[str, str]:
-    """Every message and every translation of it -> the message (source text), for relabel."""
-    out: dict[str, str] = {}
+def _labels() -> dict[str, tuple[str, ...]]:
+    """Every message and every translation of it -> the messages (source texts) it renders, for relabel: one
+    translation can render several messages (束搜索: "Beam search" and "beam search")."""
+    out: dict[str, list[str]] = {}
     for code in LANGUAGES:
         for key, text in getattr(catalogue(code), "_catalog", {}).items():
             if isinstance(key, str) and key and text:
-                out.setdefault(text, key)
-                out.setdefault(key, key)
-    return out
+                for label in (text, key):
+                    sources = out.setdefault(label, [])
+                    if key not in sources:
+                        sources.append(key)
+    return {label: tuple(sources) for label, sources in out.items()}
 
 
-def relabel(value: str) -> str:
+def relabel(value: str, among=None) -> str:
     """A label shown in any language, in the current one ("Dark" or "深色" -> "深色" in Chinese, "Dark" in English);
     any other value unchanged. A bound widget writes its shown label into a link, so a link made in one language
-    names its picks in that language."""
-    source = _labels().get(value)
-    return value if source is None else _(source)
+    names its picks in that language. among: the labels the widget shows; where the value renders several
+    messages, the one among them (else the first)."""
+    shown = [_(source) for source in _labels().get(value, ())]
+    if not shown:
+        return value
+    return next((s for s in shown if s in among), shown[0]) if among is not None else shown[0]
 
 
 def _(message: str) -> str:

@@ -5,8 +5,18 @@ import numpy as np
 import pytest
 import torch
 
+import i18n
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
+
+CONTEXT_LANGUAGE = i18n._source[0]      # i18n's own language source (set_language), before any app run replaces it
+
+
+@pytest.fixture(autouse=True)
+def language_from_set_language():
+    """Every test reads the language set with i18n.set_language, whatever ran before it: an AppTest run installs
+    its session's language source (app.py calls i18n.use) for the whole process."""
+    i18n.use(CONTEXT_LANGUAGE)
 
 
 @pytest.fixture(autouse=True)

@@ -5,10 +5,13 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import N_, _
+
 from .heatmap import safe_labels
 from .theme import HEAD_COLOURS, WEIGHT_SCALE, style
 
 KEPT, PRUNED, FINISHED, BEST = "#1f77b4", "#c7c7c7", "#2ca02c", "#d62728"
+STATUS = {"prompt": N_("prompt"), "kept": N_("kept"), "pruned": N_("pruned"), "finished": N_("finished")}
 
 
 def _esc(t) -> str:
@@ -16,19 +19,19 @@ def _esc(t) -> str:
 
 
 def plot_next_token_bars(tokens: list[str], probs: np.ndarray, *, chosen: str | None = None,
-                         title: str | None = None, y_title: str = "next token") -> go.Figure:
+                         title: str | None = None, y_title: str | None = None) -> go.Figure:
     """Horizontal bars of the most likely next tokens. tokens: K strings; probs: (K,) in [0, 1],
-    best first; `chosen` is drawn in red."""
+    best first; `chosen` is drawn in red. y_title defaults to "next token"."""
     p = np.asarray(probs, dtype=np.float64)
     labels = [f"{_esc(t)} ·{i + 1}" for i, t in enumerate(tokens)]
     colours = [BEST if chosen is not None and t == chosen else KEPT for t in tokens]
     fig = go.Figure(go.Bar(x=p, y=labels, orientation="h", marker_color=colours,
                            text=[f"{v:.3f}" for v in p], textposition="outside", cliponaxis=False,
                            customdata=[_esc(t) for t in tokens],
-                           hovertemplate="token: %{customdata}<br>probability: %{x:.4f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title=y_title)
+                           hovertemplate=_("token: %{customdata}<br>probability: %{x:.4f}") + "<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title=y_title or _("next token"))
     top = max(0.05, float(p.max(initial=0)))
-    fig.update_xaxes(range=[0, top * 1.22], title="probability")          # room for the value labels
+    fig.update_xaxes(range=[0, top * 1.22], title=_("probability"))          # room for the value labels
     return style(fig, title, height=max(240, 34 * len(tokens) + 110))
 
 
@@ -66,9 +69,9 @@ def plot_beam_tree(steps: list[int], parents: list[int], tokens: list[str], logp
     y = tree_layout(list(parents), list(scores))
     on_best = set(best_path)
     fig = go.Figure()
-    for name, colour, width, dash, keep in (("pruned", PRUNED, 1, "dot", lambda s: s == "pruned"),
-                                            ("kept", KEPT, 2, "solid", lambda s: s != "pruned"),
-                                            ("best beam", BEST, 4, "solid", None)):
+    for name, colour, width, dash, keep in ((_("pruned"), PRUNED, 1, "dot", lambda s: s == "pruned"),
+                                            (_("kept"), KEPT, 2, "solid", lambda s: s != "pruned"),
+                                            (_("best beam"), BEST, 4, "solid", None)):
         xs, ys = [], []
         for i, p in enumerate(parents):
             if p < 0:
@@ -79,7 +82,8 @@ def plot_beam_tree(steps: list[int], parents: list[int], tokens: list[str], logp
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=name, hoverinfo="skip",
                                  line=dict(color=colour, width=width, dash=dash)))
     colour_of = {"prompt": "#444444", "kept": KEPT, "pruned": PRUNED, "finished": FINISHED}
-    hover = [f"token: {_esc(t)}<br>log p: {lp:.4f}<br>score Σ log p: {s:.4f}<br>{st}"
+    template = _("token: {token}<br>log p: {logp}<br>score Σ log p: {score}<br>{status}")
+    hover = [template.format(token=_esc(t), logp=f"{lp:.4f}", score=f"{s:.4f}", status=_(STATUS.get(st, st)))
              for t, lp, s, st in zip(tokens, logprobs, scores, status)]
     fig.add_trace(go.Scatter(
         x=list(steps), y=y, mode="markers+text", text=[_esc(t) for t in tokens], textposition="middle right",
@@ -88,7 +92,7 @@ def plot_beam_tree(steps: list[int], parents: list[int], tokens: list[str], logp
                     line=dict(color="white", width=1)),
         textfont=dict(color=["#111111" if s != "pruned" else "#9a9a9a" for s in status]),
         hovertext=hover, hoverinfo="text", showlegend=False))
-    fig.update_xaxes(title="generation step", dtick=1, range=[-0.3, max(steps) + 0.9])
+    fig.update_xaxes(title=_("generation step"), dtick=1, range=[-0.3, max(steps) + 0.9])
     fig.update_yaxes(visible=False, autorange="reversed")
     fig.update_layout(legend=dict(orientation="h", y=1.02, x=0))
     return style(fig, title, height=int(max(320, min(1100, 22 * (y.max() + 1) + 120))))
@@ -104,10 +108,11 @@ def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_p
     n = upto + 1
     w = np.asarray(weights, dtype=np.float64)[:n, :n]                 # (n, n): the tokens fed so far
     labels = safe_labels(tokens[:n])
-    hover = [[f"query: {labels[i]}<br>key: {labels[j]}" for j in range(n)] for i in range(n)]
+    cell = _("query: {query}<br>key: {key}")
+    hover = [[cell.format(query=labels[i], key=labels[j]) for j in range(n)] for i in range(n)]
     fig = go.Figure(go.Heatmap(z=w, x=list(range(n)), y=list(range(n)), zmin=0, zmax=1, colorscale=WEIGHT_SCALE,
                                customdata=hover, hoverongaps=False,
-                               hovertemplate="%{customdata}<br>weight: %{z:.4f}<extra></extra>"))
+                               hovertemplate="%{customdata}<br>" + _("weight: %{z:.4f}") + "<extra></extra>"))
     xs, ys = [-0.5], [-0.5]
     for i in range(n):
         xs += [i + 0.5, i + 0.5]
@@ -119,24 +124,26 @@ def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_p
         fig.add_shape(type="line", x0=-0.5, x1=n - 0.5, y0=n_prompt - 0.5, y1=n_prompt - 0.5,
                       line=dict(color="#7f7f7f", width=1, dash="dash"))
     ticks = dict(tickmode="array", tickvals=list(range(n)), ticktext=labels, showgrid=False, zeroline=False)
-    fig.update_xaxes(title="key (earlier tokens)", tickangle=-60, range=[-0.5, n - 0.5], **ticks)
-    fig.update_yaxes(title="query (fed token)", autorange=False, range=[n - 0.5, -0.5], **ticks)
+    fig.update_xaxes(title=_("key (earlier tokens)"), tickangle=-60, range=[-0.5, n - 0.5], **ticks)
+    fig.update_yaxes(title=_("query (fed token)"), autorange=False, range=[n - 0.5, -0.5], **ticks)
     return style(fig, title, height=max(360, min(840, 24 * n + 190)))
 
 
 def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray, *,
-                    title: str | None = None, unit: str = "word") -> go.Figure:
-    """Which words (or pieces: unit) give a loss term. mlm_loss, clm_loss: (W,) nats, nan where the objective
-    has no term (masked LM: only the hidden words; causal LM: every word)."""
+                    title: str | None = None, unit: str | None = None) -> go.Figure:
+    """Which words (or pieces: unit, as shown; default "word") give a loss term. mlm_loss, clm_loss: (W,) nats,
+    nan where the objective has no term (masked LM: only the hidden words; causal LM: every word)."""
+    unit = unit or _("word")
     z = np.vstack([np.asarray(mlm_loss, float), np.asarray(clm_loss, float)])      # (2, W)
-    rows = ["encoder · masked LM", "decoder · causal LM"]
+    rows = [_("encoder · masked LM"), _("decoder · causal LM")]
     text = [["" if np.isnan(v) else f"{v:.2g}" for v in r] for r in z]
     labels = [f"{_esc(t)} ·{i}" for i, t in enumerate(words)]
     fig = go.Figure(go.Heatmap(
         z=z, x=labels, y=rows, colorscale="Oranges", zmin=0, text=text, texttemplate="%{text}",
-        colorbar=dict(title=dict(text="−log p", side="right")),
-        hovertemplate=f"%{{y}}<br>{unit}: %{{x}}<br>loss term: %{{z:.4f}} nats<extra></extra>"))
-    fig.update_xaxes(tickangle=-45, title=f"{unit} (its loss term: −log p of the true {unit})")
+        colorbar=dict(title=dict(text=_("−log p"), side="right")),
+        hovertemplate="%{y}<br>" + _("{unit}: %{{x}}<br>loss term: %{{z:.4f}} nats").format(unit=unit)
+        + "<extra></extra>"))
+    fig.update_xaxes(tickangle=-45, title=_("{unit} (its loss term: −log p of the true {unit})").format(unit=unit))
     fig.update_yaxes(autorange="reversed")
     return style(fig, title, height=290)
 
@@ -145,7 +152,7 @@ def plot_step_probs(tokens: list[str], probs: np.ndarray, *, title: str | None =
     """Probability the model gave each generated token at its step: tokens (S,), probs (S,)."""
     labels = [f"{_esc(t)} ·{i}" for i, t in enumerate(tokens)]
     fig = go.Figure(go.Bar(x=labels, y=np.asarray(probs, float), marker_color=HEAD_COLOURS[0],
-                           hovertemplate="token: %{x}<br>probability: %{y:.4f}<extra></extra>"))
-    fig.update_yaxes(range=[0, 1], title="probability when chosen")
+                           hovertemplate=_("token: %{x}<br>probability: %{y:.4f}") + "<extra></extra>"))
+    fig.update_yaxes(range=[0, 1], title=_("probability when chosen"))
     fig.update_xaxes(tickangle=-45)
     return style(fig, title, height=280)

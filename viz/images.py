@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from i18n import _
 from labels import head_label
 
 from .theme import FONT, HEAD_COLOURS, style
@@ -41,11 +42,11 @@ def _square_axes(fig: go.Figure, row=None, col=None):
                      scaleanchor="x", row=row, col=col)
 
 
-def _overlay_trace(values, grid, patch_size, zmax, name="weight", showscale=False, look="veil") -> go.Heatmap:
+def _overlay_trace(values, grid, patch_size, zmax, name, showscale=False, look="veil") -> go.Heatmap:
     z = patch_upsample(values, grid, patch_size)
     ids = patch_upsample(np.arange(grid[0] * grid[1]), grid, patch_size).astype(int)
     return go.Heatmap(z=z, customdata=ids, zmin=0.0, zmax=zmax, colorscale=LOOKS[look], showscale=showscale,
-                      hovertemplate=f"patch p%{{customdata}}<br>{name}: %{{z:.4f}}<extra></extra>",
+                      hovertemplate=_("patch p%{customdata}") + f"<br>{name}: %{{z:.4f}}<extra></extra>",
                       colorbar=dict(title=name, thickness=12))
 
 
@@ -58,7 +59,7 @@ def plot_image(image: np.ndarray, *, title: str | None = None, height: int = 260
         g = a if a.ndim == 2 else a.mean(axis=2)
         lim = float(np.abs(g).max()) or 1.0
         fig = go.Figure(go.Heatmap(z=g, zmin=-lim, zmax=lim, colorscale="RdBu_r", colorbar=dict(thickness=10),
-                                   hovertemplate="row %{y}, col %{x}<br>value %{z:.3f}<extra></extra>"))
+                                   hovertemplate=_("row %{y}, col %{x}<br>value %{z:.3f}") + "<extra></extra>"))
     else:
         fig = go.Figure(_image_trace(a))
     _square_axes(fig)
@@ -111,12 +112,13 @@ def plot_patch_sequence(patches: np.ndarray, *, height: int = 150) -> go.Figure:
 
 
 def plot_overlay(image: np.ndarray, values: np.ndarray, grid: tuple[int, int], patch_size: int, *,
-                 title: str | None = None, name: str = "weight", height: int = 420, look: str = "veil",
+                 title: str | None = None, name: str | None = None, height: int = 420, look: str = "veil",
                  zmax: float | None = None) -> go.Figure:
     """Attention (or rollout) on each patch, laid over the image. look="veil": attended patches stay
     clear, ignored ones are veiled; "heat": attended patches glow orange. values: (N,); the colour runs
     from 0 to zmax (default: the largest value; pass one zmax to figures shown side by side), hover shows
-    the exact value."""
+    the exact value, named `name` (default "weight")."""
+    name = name or _("weight")
     v = np.asarray(values, dtype=np.float64)
     top = float(v.max()) if zmax is None else float(zmax)
     fig = go.Figure([_image_trace(image), _overlay_trace(v, grid, patch_size, top or 1.0, name, True, look)])
@@ -125,12 +127,13 @@ def plot_overlay(image: np.ndarray, values: np.ndarray, grid: tuple[int, int], p
 
 
 def plot_head_grid(image: np.ndarray, rows: np.ndarray, grid: tuple[int, int], patch_size: int, *,
-                   title: str | None = None, name: str = "weight", titles: list[str] | None = None,
+                   title: str | None = None, name: str | None = None, titles: list[str] | None = None,
                    cell_height: int = 190, look: str = "veil") -> go.Figure:
     """Every layer (rows) × head (columns) at once, on one colour scale (0 to the largest value of any panel)
     with one colour bar. rows: (L, H, N) the attention of one token. titles: one per panel, row by row
-    (default labels.head_label, "L0 H1")."""
-    L, H, _ = rows.shape
+    (default labels.head_label, "L0 H1"); name: what the values are (default "weight")."""
+    name = name or _("weight")
+    L, H = rows.shape[:2]
     top = float(np.max(rows)) or 1.0
     titles = titles or [head_label(layer, h) for layer in range(L) for h in range(H)]
     fig = make_subplots(rows=L, cols=H, horizontal_spacing=0.01, vertical_spacing=0.06 if L > 1 else 0.0,
@@ -140,7 +143,8 @@ def plot_head_grid(image: np.ndarray, rows: np.ndarray, grid: tuple[int, int], p
             fig.add_trace(_image_trace(image), row=layer + 1, col=h + 1)
             fig.add_trace(_overlay_trace(rows[layer, h], grid, patch_size, top, name, showscale=layer == h == 0,
                                          look=look), row=layer + 1, col=h + 1)
-    fig.update_traces(colorbar=dict(title=dict(text=f"{name},<br>every<br>panel")), selector=dict(type="heatmap"))
+    fig.update_traces(colorbar=dict(title=dict(text=_("{name},<br>every<br>panel").format(name=name))),
+                      selector=dict(type="heatmap"))
     for k in range(1, L * H + 1):
         fig.layout[f"yaxis{'' if k == 1 else k}"].update(scaleanchor=f"x{'' if k == 1 else k}")
     fig.update_xaxes(showticklabels=False, showgrid=False, zeroline=False, ticks="")
@@ -157,7 +161,7 @@ def plot_probs(probs: np.ndarray, classes: list[str], *, title: str | None = Non
     fig = go.Figure(go.Bar(x=p, y=[str(c) for c in classes], orientation="h", marker_color=colours,
                            text=[f"{v:.1%}" for v in p], textposition="outside",
                            hovertemplate="%{y}: %{x:.4f}<extra></extra>"))
-    fig.update_xaxes(range=[0, 1.3], tickformat=".0%", title="probability")
+    fig.update_xaxes(range=[0, 1.3], tickformat=".0%", title=_("probability"))
     fig.update_yaxes(autorange="reversed", type="category")      # "0".."9" are names, not numbers
     return style(fig, title, 60 + 32 * len(p))
 
@@ -175,7 +179,8 @@ def plot_windows(ids: np.ndarray, *, title: str | None = None, picked: int | Non
     fig = go.Figure(go.Heatmap(z=ids, zmin=0, zmax=max(n_win - 1, 1), colorscale=scale, showscale=False,
                                customdata=numbers, text=[[f"p{v}" for v in row] for row in numbers],
                                texttemplate="%{text}", textfont=dict(size=FONT["size"] - 2, color="white"),
-                               xgap=2, ygap=2, hovertemplate="patch p%{customdata}<br>window %{z}<extra></extra>"))
+                               xgap=2, ygap=2,
+                               hovertemplate=_("patch p%{customdata}<br>window %{z}") + "<extra></extra>"))
     if picked is not None:
         r, c = divmod(picked, gw)
         same = np.argwhere(ids == ids[r, c])

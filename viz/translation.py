@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from i18n import _
 from labels import head_only
 
 from .heatmap import safe_labels
@@ -50,8 +51,8 @@ def plot_alignment(weights: np.ndarray, *, src_tokens, tgt_tokens, threshold: fl
         marker=dict(size=8, color=colour, opacity=0.01),
         customdata=np.stack([w[ts, ss]], axis=-1) if len(ts) else None,
         text=[f"{tgt_esc[t]} ·{t} → {src_esc[s]} ·{s}" for t, s in zip(ts, ss)],
-        hovertemplate="%{text}<br>weight: %{customdata[0]:.4f}<extra></extra>"))
-    for xs, y, toks, name in ((xs_src, 1, src_esc, "source"), (xs_tgt, 0, tgt_esc, "target")):
+        hovertemplate="%{text}<br>" + _("weight: %{customdata[0]:.4f}") + "<extra></extra>"))
+    for xs, y, toks, name in ((xs_src, 1, src_esc, _("source")), (xs_tgt, 0, tgt_esc, _("target"))):
         fig.add_trace(go.Scatter(x=xs, y=np.full(len(xs), y), mode="markers+text", text=toks, name=name,
                                  textposition="top center" if y == 1 else "bottom center", showlegend=False,
                                  marker=dict(size=9, color="#333"), textfont=dict(size=17),
@@ -62,8 +63,10 @@ def plot_alignment(weights: np.ndarray, *, src_tokens, tgt_tokens, threshold: fl
 
 
 def plot_head_grid(weights: np.ndarray, *, x_labels, y_labels, title: str | None = None,
-                   x_title: str = "key", y_title: str = "query", head_names=None) -> go.Figure:
-    """All heads of one layer side by side. weights: (H, rows, cols); hover gives head, row, column, weight."""
+                   x_title: str | None = None, y_title: str | None = None, head_names=None) -> go.Figure:
+    """All heads of one layer side by side. weights: (H, rows, cols); hover gives head, row, column, weight.
+    The axis titles default to "key" and "query"."""
+    x_title, y_title = x_title or _("key"), y_title or _("query")
     w = np.asarray(weights, dtype=np.float64)
     H, R, C = w.shape
     names = head_names or [head_only(h) for h in range(H)]
@@ -72,7 +75,8 @@ def plot_head_grid(weights: np.ndarray, *, x_labels, y_labels, title: str | None
     for h in range(H):
         fig.add_trace(go.Heatmap(
             z=w[h], x=xs, y=ys, zmin=0, zmax=1, colorscale=WEIGHT_SCALE, showscale=h == H - 1,
-            hovertemplate=f"{names[h]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>weight: %{{z:.4f}}<extra></extra>"),
+            hovertemplate=f"{names[h]}<br>{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>" + _("weight: %{z:.4f}")
+            + "<extra></extra>"),
             row=1, col=h + 1)
     fig.update_yaxes(autorange="reversed")
     fig.update_yaxes(title=y_title, row=1, col=1)
@@ -84,7 +88,7 @@ def plot_step_probs(probs: np.ndarray, *, tokens, title: str | None = None) -> g
     """Bars: the probability the model gave each token it wrote. probs: (T,) in [0, 1]."""
     p = np.asarray(probs, dtype=np.float64)
     fig = go.Figure(go.Bar(x=safe_labels(tokens), y=p, marker_color=HEAD_COLOURS[0],
-                           hovertemplate="token %{x}<br>probability: %{y:.4f}<extra></extra>"))
-    fig.update_yaxes(range=[0, 1], title="probability")
-    fig.update_xaxes(title="token written", tickangle=-60)
+                           hovertemplate=_("token: %{x}<br>probability: %{y:.4f}") + "<extra></extra>"))
+    fig.update_yaxes(range=[0, 1], title=_("probability"))
+    fig.update_xaxes(title=_("token written"), tickangle=-60)
     return style(fig, title, 300)

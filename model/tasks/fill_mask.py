@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from i18n import _, ngettext
 from model.data import bpe, text_input
 from model.engine.capture import capturing
 from model.engine.errors import InputError
@@ -48,9 +49,10 @@ def encode_with_masks(tokenizer: bpe.BPETokenizer, text: str, hide_words=()) -> 
     hidden = {k: -1 for k, i in enumerate(ids) if i == bpe.MASK}          # position -> word index (-1: typed)
     for w in hide_words:
         if not 0 <= w < len(hideable):
-            span = f" (0 to {len(hideable) - 1})" if hideable else ""
-            raise FillMaskError(f"Word {w} does not exist: the text has {len(hideable)} "
-                                f"word{'s' * (len(hideable) != 1)}{span}.")
+            span = _(" (0 to {last})").format(last=len(hideable) - 1) if hideable else ""
+            raise FillMaskError(ngettext("Word {w} does not exist: the text has {n} word{span}.",
+                                         "Word {w} does not exist: the text has {n} words{span}.",
+                                         len(hideable)).format(w=w, n=len(hideable), span=span))
         for k in hideable[w][1]:
             hidden[k] = w
     masked = tuple(sorted(hidden))
@@ -92,11 +94,11 @@ def fill_mask(model, tokenizer: bpe.BPETokenizer, text: str, hide_words=(), top_
     pieces with [CLS] and [SEP]."""
     mt = encode_with_masks(tokenizer, text, hide_words)
     if not mt.masked:
-        raise FillMaskError("Nothing is masked: type [MASK] or <mask> in the text, or pick a word to hide.")
+        raise FillMaskError(_("Nothing is masked: type [MASK] or <mask> in the text, or pick a word to hide."))
     limit = model.config.max_len
     if len(mt.ids) > limit:
-        raise FillMaskError(f"The text is {len(mt.ids)} pieces long with [CLS] and [SEP]; this encoder reads at "
-                            f"most {limit}. Shorten it.")
+        raise FillMaskError(_("The text is {n} pieces long with [CLS] and [SEP]; this encoder reads at most {limit}. "
+                              "Shorten it.").format(n=len(mt.ids), limit=limit))
     x = torch.tensor([mt.ids], device=next(model.parameters()).device)
     with capturing():
         out = model.encode(x)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from i18n import _, ngettext
 from model.engine.capture import capturing
 from model.engine.errors import InputError
 
@@ -74,15 +75,18 @@ def _device(model):
 def check_request(model, prompt_ids, max_new: int):
     """Refuse empty prompts and lengths past the model's positions, with a readable message."""
     if not len(prompt_ids):
-        raise GenerationError("The prompt is empty: type at least one word.")
+        raise GenerationError(_("The prompt is empty: type at least one word."))
     if not 1 <= max_new <= MAX_NEW_TOKENS:
-        raise GenerationError(f"Generate between 1 and {MAX_NEW_TOKENS} tokens (asked for {max_new}).")
+        raise GenerationError(_("Generate between 1 and {most} tokens (asked for {asked}).").format(
+            most=MAX_NEW_TOKENS, asked=max_new))
     limit = model.config.max_len
     if len(prompt_ids) + max_new > limit:
-        new = f"{max_new} new token" + "s" * (max_new != 1)
-        raise GenerationError(f"The prompt has {len(prompt_ids)} tokens; with {new} that is "
-                              f"{len(prompt_ids) + max_new}, past this model's {limit} positions. "
-                              "Shorten the prompt or generate fewer tokens.")
+        raise GenerationError(ngettext(
+            "The prompt has {n} tokens; with {new} new token that is {total}, past this model's {limit} positions. "
+            "Shorten the prompt or generate fewer tokens.",
+            "The prompt has {n} tokens; with {new} new tokens that is {total}, past this model's {limit} positions. "
+            "Shorten the prompt or generate fewer tokens.", max_new).format(
+            n=len(prompt_ids), new=max_new, total=len(prompt_ids) + max_new, limit=limit))
 
 
 def new_caches(model) -> list[dict]:
@@ -102,7 +106,7 @@ def feed(model, ids: torch.Tensor, caches: list[dict], offset: int, capture: boo
 def distribution(logits: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
     """softmax(logits / T) over the last axis. T → 0 sharpens towards greedy, T > 1 flattens."""
     if temperature <= 0:
-        raise GenerationError(f"Temperature must be above 0 (got {temperature}).")
+        raise GenerationError(_("Temperature must be above 0 (got {t}).").format(t=temperature))
     return torch.softmax(logits.float() / temperature, dim=-1)
 
 
@@ -121,9 +125,9 @@ def choose(probs: torch.Tensor, strategy: str, k: int, generator: torch.Generato
     if strategy == "greedy":
         return int(probs.argmax())
     if strategy != "top_k":
-        raise GenerationError(f"Unknown strategy {strategy!r}; choose greedy or top_k.")
+        raise GenerationError(_("Unknown strategy {name}; choose greedy or top_k.").format(name=repr(strategy)))
     if k < 1:
-        raise GenerationError(f"k must be at least 1 (got {k}).")
+        raise GenerationError(_("k must be at least 1 (got {k}).").format(k=k))
     top_p, top_i = probs.topk(min(k, probs.numel()))
     pick = torch.multinomial(top_p / top_p.sum(), 1, generator=generator)
     return int(top_i[pick])
@@ -145,7 +149,7 @@ def generate(model, prompt_ids, max_new: int = 20, strategy: str = "greedy", k: 
     logits, w = feed(model, torch.tensor([ids], device=dev), caches, 0)
     rows_logits, rows_w = [logits[0]], [w[:, 0]]                       # (T, V), (L, H, T, T)
     chosen, tops_i, tops_p, stopped = [], [], [], False
-    for _ in range(max_new):
+    for _step in range(max_new):
         probs = distribution(logits[0, -1], temperature).cpu()
         tok = choose(probs, strategy, k, gen)
         top_p, top_i = probs.topk(min(TOP_SHOWN, probs.numel()))
@@ -205,10 +209,10 @@ def beam_search(model, prompt_ids, width: int = 3, max_new: int = 10, eos_id: in
     """
     check_request(model, prompt_ids, max_new)
     if not 1 <= width <= 16:
-        raise GenerationError(f"Beam width must be between 1 and 16 (got {width}).")
+        raise GenerationError(_("Beam width must be between 1 and 16 (got {width}).").format(width=width))
     dev = _device(model)
     caches = new_caches(model)
-    logits, _ = feed(model, torch.tensor([list(prompt_ids)], device=dev), caches, 0, capture=False)
+    logits, _weights = feed(model, torch.tensor([list(prompt_ids)], device=dev), caches, 0, capture=False)
     nodes = [BeamNode(token_id=-1, parent=-1, step=0, logprob=0.0, score=0.0, status="prompt")]
     live = [0]                                     # node index of each live beam (batch row)
     seqs = [list(prompt_ids)]
@@ -243,7 +247,7 @@ def beam_search(model, prompt_ids, width: int = 3, max_new: int = 10, eos_id: in
         if step == max_new:
             break
         new = torch.tensor([[tok] for _, _, tok in survivors], device=dev)
-        logits, _ = feed(model, new, caches, len(seqs[0]) - 1, capture=False)
+        logits, _weights = feed(model, new, caches, len(seqs[0]) - 1, capture=False)
         last = logits[:, -1]
     n_prompt = len(prompt_ids)
     hyps = [(n, s, True) for n, s in finished] + [(n, s, False) for n, s in zip(live, seqs)]
@@ -256,7 +260,7 @@ def beam_search(model, prompt_ids, width: int = 3, max_new: int = 10, eos_id: in
 
 def sequence_logprob(model, ids, n_prompt: int) -> float:
     """Σ log Pr(t_n | t_<n) over the generated part of ids, by one full pass (checks beam scores)."""
-    logits, _ = full_recompute(model, ids)
+    logits, _weights = full_recompute(model, ids)
     logp = torch.log_softmax(torch.from_numpy(logits).double(), dim=-1).numpy()
     return float(sum(logp[i - 1, ids[i]] for i in range(n_prompt, len(ids))))
 

@@ -14,6 +14,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from i18n import _
 from model.data.word_tokenizer import BOS, EOS, PAD, SPECIALS, WordTokenizer
 from model.engine.capture import capturing
 from model.engine.errors import InputError
@@ -55,19 +56,21 @@ def source_ids(src_tok: WordTokenizer, text: str) -> list[int]:
     """Source ids, or SourceError with a message that says what the translator can read."""
     text = text.strip()
     if not text:
-        raise SourceError("Type an English sentence to translate.")
+        raise SourceError(_("Type an English sentence to translate."))
     if len(text) > MAX_SOURCE_CHARS:
-        raise SourceError(f"The sentence has {len(text)} characters; the translator reads at most {MAX_SOURCE_CHARS}.")
+        raise SourceError(_("The sentence has {n} characters; the translator reads at most {most}.").format(
+            n=len(text), most=MAX_SOURCE_CHARS))
     enc = src_tok.encode(text)
     unknown = sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
     if unknown:
-        raise SourceError(
-            "The translator only knows the words of its generated corpus, and these are not among them: "
-            + ", ".join(f"“{w}”" for w in unknown) + ".\n\nIt translates sentences such as “the teacher likes "
-            "the restaurant near the station .”, “where is the book ?” or “is the cake behind the bank ?”.\n\n"
-            "Known words: " + ", ".join(known_words(src_tok)) + ".")
+        raise SourceError(_(
+            "The translator only knows the words of its generated corpus, and these are not among them: {unknown}."
+            "\n\nIt translates sentences such as “the teacher likes the restaurant near the station .”, “where is "
+            "the book ?” or “is the cake behind the bank ?”.\n\nKnown words: {known}.").format(
+            unknown=", ".join(f"“{w}”" for w in unknown), known=", ".join(known_words(src_tok))))
     if len(enc.ids) > MAX_SOURCE_TOKENS:
-        raise SourceError(f"The sentence has {len(enc.ids)} words; the translator reads at most {MAX_SOURCE_TOKENS}.")
+        raise SourceError(_("The sentence has {n} words; the translator reads at most {most}.").format(
+            n=len(enc.ids), most=MAX_SOURCE_TOKENS))
     return enc.ids
 
 
@@ -114,7 +117,7 @@ def beam_search(model, src: list[int], width: int = 4, max_new: int = 60, alpha:
     dev = _device(model)
     memory = model.encode(torch.tensor([src], device=dev)).x                       # (1, S, C)
     alive, done = [Hypothesis([], 0.0, False)], []
-    for _ in range(max_new):
+    for _step in range(max_new):
         tgt = torch.tensor([[BOS] + h.ids for h in alive], device=dev)             # (k, t)
         out = model.decode(tgt, memory.expand(len(alive), -1, -1))
         lp = _log_probs(model, out.x[:, -1])                                       # (k, V)
@@ -189,9 +192,11 @@ def target_ids(tgt_tok: WordTokenizer, text: str) -> list[int]:
     enc = tgt_tok.encode(text)
     unknown = sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
     if unknown:
-        raise SourceError("The target vocabulary lacks " + ", ".join(f"“{c}”" for c in unknown) + ".")
+        raise SourceError(_("The target vocabulary lacks {missing}.").format(
+            missing=", ".join(f"“{c}”" for c in unknown)))
     if len(enc.ids) > 2 * MAX_SOURCE_TOKENS:
-        raise SourceError(f"The reference has {len(enc.ids)} characters; at most {2 * MAX_SOURCE_TOKENS} are read.")
+        raise SourceError(_("The reference has {n} characters; at most {most} are read.").format(
+            n=len(enc.ids), most=2 * MAX_SOURCE_TOKENS))
     return enc.ids
 
 
@@ -226,7 +231,7 @@ def greedy_batch(model, srcs: list[list[int]], max_new: int = 60) -> list[list[i
     memory = model.encode(src, mask=keep).x
     tgt = torch.full((len(srcs), 1), BOS, device=dev)
     done = torch.zeros(len(srcs), dtype=torch.bool, device=dev)
-    for _ in range(max_new):
+    for _step in range(max_new):
         nxt = _log_probs(model, model.decode(tgt, memory, memory_mask=keep).x[:, -1]).argmax(-1)
         nxt = torch.where(done, torch.full_like(nxt, PAD), nxt)
         tgt = torch.cat([tgt, nxt[:, None]], dim=1)

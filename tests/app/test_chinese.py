@@ -13,13 +13,14 @@ from tests.app.conftest import ROOT
 from tests.app.every_view import TAB_KEYS, VIEWS, view_id
 
 # Latin-script words of the three Chinese course texts (../shared/seeds/), kept as they keep them, and the names of
-# formats, devices and libraries the app shows
+# formats, devices and libraries the app shows, and the names of cited authors (Abnar & Zuidema: rollout)
 LATIN_TERMS = {w.lower() for w in """
 Transformer Transformers token tokens softmax Softmax Query Key Value Encoder Decoder Attention Self-Attention
 Multi-Head BERT GPT ViT Swin DaViT ImageGPT RNN LSTM MLP CNN ResNet BPE WordPiece LayerNorm BatchNorm ReLU Add Norm
 Embedding PE RoPE ALiBi NLP ImageNet patch Top-k top-k Teacher Forcing one-hot Encoder-Decoder embedding
 CLS SEP MASK BOS EOS PAD UNK PNG SVG CSV JSON GIF CPU GPU CUDA MPS URL Plotly PyTorch torch numpy safetensors
 Attention Lab Streamlit Chromium Debian WordNet fortune fortunes rollout
+Abnar Zuidema
 English Language
 """.split()}                                   # (the language switch names each language in its own words)
 # proper names: authors the explorer cites, an activation function (named like ReLU, which the texts keep), a model

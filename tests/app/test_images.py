@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.app.conftest import open_page
+from tests.app.conftest import infos, open_link, open_page
 from tests.unit.test_images_catalogue import CATALOGUE
 
 
@@ -111,3 +111,26 @@ def test_draw_waits_for_a_drawing_without_error(at):
     assert not at.exception and at.radio(key="img_draw_colour").value == "red"
     assert "exactly one of them red" in " ".join(i.value for i in at.info)
     at.radio(key="img_source").set_value("Sample").run()
+
+
+def test_a_chinese_link_names_the_model_and_source_by_their_chinese_labels():
+    """With lang=zh the radios show, and the address holds, the Chinese labels: a link from the Chinese page opens
+    what it names, and so does an English label (a link from the English page); a name no model has gets the Chinese
+    notice and the default."""
+    at = open_link("images.py", lang="zh", img_model="Swin · 哪个形状是红色的？", img_source="上传")
+    assert at.radio(key="img_model").value == "swin_scenes" and at.radio(key="img_source").value == "Upload"
+    assert not [i for i in infos(at) if i.startswith("链接要求")]
+    at = open_link("images.py", lang="zh", img_model="Swin · which shape is red?", img_source="Upload")
+    assert at.radio(key="img_model").value == "swin_scenes" and at.radio(key="img_source").value == "Upload"
+    assert not [i for i in infos(at) if i.startswith("链接要求")]
+    at = open_link("images.py", lang="zh", img_model="Swin · which shape is blue?")
+    assert at.radio(key="img_model").value == "vit_digits"
+    assert "链接要求的模型“Swin · which shape is blue?”现在不在本页上；显示“ViT · 手写数字”。" in infos(at)
+
+
+def test_a_chinese_link_opened_in_english_picks_the_upload_source():
+    """上传 translates both "Upload" (the source radio) and "upload" (the box a link reopens): a link from the Chinese
+    page opened in English picks the Upload source, without a stale-link notice."""
+    at = open_link("images.py", img_model="Swin · 哪个形状是红色的？", img_source="上传")
+    assert at.radio(key="img_model").value == "swin_scenes" and at.radio(key="img_source").value == "Upload"
+    assert not [i for i in infos(at) if i.startswith("The link asked")]

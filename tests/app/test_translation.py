@@ -11,7 +11,7 @@ from model.data import translation_corpus as corpus
 from model.data.word_tokenizer import SPECIALS
 from model.tasks import translation as translate
 from model.training.recipes import translator
-from tests.app.conftest import open_page
+from tests.app.conftest import infos, open_link, open_page
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of
 
@@ -139,3 +139,24 @@ def test_the_log_probability_of_a_confident_translation_is_not_printed_as_minus_
     caption = next(c.value for c in at.caption if "log-probability" in c.value)
     shown = caption.split("log-probability ")[1].split(" ")[0]
     assert shown != "-0.0000" and float(shown) == pytest.approx(run.score, rel=1e-3)
+
+
+def test_a_chinese_link_names_the_example_in_quotes_and_the_decoding_in_chinese():
+    """With lang=zh the example picker quotes each English sentence (the address holds the quoted label) and the
+    decoding radio reads 贪心 / 束搜索: a link from the Chinese page opens the example and decoding it names."""
+    pair = corpus.examples()[1]
+    at = open_link("translation.py", lang="zh", tr_example=f"“{pair.en}”", tr_method="束搜索")
+    assert at.text_input(key="tr_text").value == pair.en
+    assert at.radio(key="tr_method").value == "beam search"
+    assert at.selectbox(key="tr_example").options[0] == f"“{DEFAULT}”"
+    assert not [i for i in infos(at) if i.startswith("链接要求")]
+    assert at.title[0].value == "翻译：编码器-解码器的工作过程"
+
+
+@pytest.mark.parametrize("lang,method", [("zh", "beam search"), ("en", "束搜索")])
+def test_a_link_made_in_the_other_language_opens_the_decoding_it_names(lang, method):
+    """The decoding radio's value is "beam search" however it is shown: a link holding its English label opened in
+    Chinese, or its Chinese label opened in English, opens beam search without a stale-link notice."""
+    at = open_link("translation.py", lang=lang, tr_method=method)
+    assert at.radio(key="tr_method").value == "beam search"
+    assert not [i for i in infos(at) if i.startswith(("链接要求", "The link asked"))]

@@ -79,3 +79,17 @@ def test_switching_the_language_changes_the_text():
     finally:
         i18n.set_language("en")
     assert i18n._("Home") == "Home"
+
+
+def test_a_label_that_renders_several_messages_is_relabelled_to_the_one_the_widget_shows():
+    """束搜索 translates both "Beam search" (a tab) and "beam search" (a decoding): read in English, a link's 束搜索
+    becomes the one among the widget's labels; a label in the current language, or no label at all, stays."""
+    assert i18n.relabel("束搜索", among=["greedy", "beam search"]) == "beam search"
+    assert i18n.relabel("束搜索", among=["Next token", "Beam search"]) == "Beam search"
+    assert i18n.relabel("beam search", among=["greedy", "beam search"]) == "beam search"
+    assert i18n.relabel("not a label anywhere", among=["greedy"]) == "not a label anywhere"
+    i18n.set_language("zh")
+    try:
+        assert i18n.relabel("beam search", among=["贪心", "束搜索"]) == "束搜索"
+    finally:
+        i18n.set_language("en")

@@ -1,6 +1,7 @@
 """The bad-image catalogue: files a user might upload, each refused with a clear message or converted
 with a note. `CATALOGUE` is shared with the page test (tests/app/test_images.py)."""
 import io
+import pickle
 import struct
 import zlib
 
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import i18n
 from model.data.images import MAX_BYTES, ImageError, load_image, preprocess
 
 
@@ -107,7 +109,19 @@ def test_every_catalogue_case_is_refused_clearly_or_converted_with_a_note(case):
         return
     loaded = load_image(data)
     assert loaded.image.mode == "RGB"
-    assert not phrase or any(phrase in n for n in loaded.notes), loaded.notes
+    assert not phrase or any(phrase in str(n) for n in loaded.notes), loaded.notes
+
+
+def test_a_conversion_note_is_read_in_the_language_of_whoever_shows_it():
+    """The app caches a LoadedImage for every session, so a note keeps its message and values: the same cached
+    (pickled) note reads in English for one reader and in Chinese for another."""
+    notes = pickle.loads(pickle.dumps(load_image(_png(_digit("P"))).notes))
+    assert [str(n) for n in notes] == ["A palette image: its colours were looked up."]
+    i18n.set_language("zh")
+    try:
+        assert [str(n) for n in notes] == ["一张调色板图像：已按调色板查出颜色。"]
+    finally:
+        i18n.set_language("en")
 
 
 def test_transparent_pixels_become_white_and_ink_stays_dark():
