@@ -87,6 +87,13 @@ def step_by_step(page):
     page.locator('[data-testid="stPlotlyChart"] .main-svg').first.wait_for(timeout=120_000)
 
 
+def why_attention(page):
+    tab_is_open(page, "Input size")
+    expect(figure(page, "Parameters against N at D = 512")).to_be_visible(timeout=120_000)
+    boxes = page.get_by_role("spinbutton")
+    assert [boxes.nth(i).input_value() for i in range(2)] == ["12", "512"]
+
+
 # page -> (its link's query, the check of the view it opens)
 LINKS = {
     "positional": ({"pos_tab": "Shift identity", "shift_k": "37", "shift_d": "64"}, positional),
@@ -98,6 +105,7 @@ LINKS = {
                 "img_query_vit_scenes": "p5"}, images),
     "architecture": ({"arch_model": "translator"}, architecture),
     "tokenization": ({"tok_text": "the cat saw the dog", "tok_token": "the (2)"}, tokenization),
+    "why_attention": ({"why_words": "12", "why_dims": "512"}, why_attention),
     "step_by_step": ({"steps_text": "The cat sat down because it was tired.", "steps_head": "H1",
                       "steps_token": "it", "steps_tab": "Multi-head"}, step_by_step),
 }
