@@ -86,11 +86,7 @@ def _pronoun_candidates(tokens: list[str]) -> list[tuple[int, list[int]]]:
     content = [j for j, t in enumerate(tokens) if _content(t)]
     for i, t in enumerate(tokens):
         if t.strip().lower() in PRONOUNS:
-<<<<<<< HEAD
-            cands = [j for j in content if j < i - 1]
-=======
-            cands = antecedent_candidates(tokens, i)
->>>>>>> predict
+            cands = [j for j in content if j < i - 1]      # antecedent_candidates(tokens, i), found once
             if cands:
                 out.append((i, cands))
     return out
