@@ -22,6 +22,9 @@ CLS SEP MASK BOS EOS PAD UNK PNG SVG CSV JSON GIF CPU GPU CUDA MPS URL Plotly Py
 Attention Lab Streamlit Chromium Debian WordNet fortune fortunes rollout
 English Language
 """.split()}                                   # (the language switch names each language in its own words)
+# proper names: authors the explorer cites, an activation function (named like ReLU, which the texts keep), a model
+LATIN_TERMS |= {w.lower() for w in "Clark Abnar Zuidema GELU translator".split()}
+LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 2020): the masks page's random pattern
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # spans that hold the model's text or names rather than interface text
 NOT_INTERFACE = re.compile(r"“[^”]*”|‘[^’]*’|「[^」]*」|\"[^\"]*\"|`[^`]*`|\$[^$]*\$|<[^>]+>|https?://\S+|\]\([^)]*\)"
