@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import i18n
 from app_pages import _predict, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
@@ -241,9 +242,10 @@ def render():
     chosen = tuple(meta["coref_head"])
     dev = device()
     # the selectbox holds English titles and shows them translated, so the URL holds the shown title: a link
-    # names its example in the language it was made in, and either name finds the text
+    # names its example in the language it was made in, and its name in any language finds the text
     shown = {title: _(title) for title, _text in corpus.CLASSICS} | {OWN: _(OWN)}
-    examples = {**dict(corpus.CLASSICS), **{_(title): text for title, text in corpus.CLASSICS}}
+    examples = {i18n.catalogue(code).gettext(title): text for title, text in corpus.CLASSICS for code in i18n.LANGUAGES}
+    examples |= dict(corpus.CLASSICS)                   # a text alone picks its English title (the option)
     _url.gallery_link("coref_example", "coref_text", examples, OWN)
     st.selectbox(_("Gallery"), list(shown), key="coref_example", on_change=_pick_example, format_func=shown.get,
                  bind=BIND, persist_state=KEEP)
@@ -263,6 +265,8 @@ def render():
     _flag_unknown(run)
     # bound to the URL, the tabs are lazy: only the open tab runs
     tabs = [_(t) for t in TABS]
+    if st.session_state.get("coref_tab") not in (None, *tabs):     # the language changed: the open tab, named anew
+        st.session_state["coref_tab"] = i18n.relabel(st.session_state["coref_tab"])
     _url.stale_link("coref_tab", tabs, _("the tab"), tabs[0])
     tab1, tab2, tab3 = st.tabs(tabs, key="coref_tab", bind=BIND)
     if tab1.open:
