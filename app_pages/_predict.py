@@ -16,10 +16,11 @@ import streamlit as st
 
 from app_pages import _url
 from app_pages._markup import md
+from i18n import N_, _
 
 SWITCH = "predict"           # the toggle's key, and its query parameter
-SWITCH_HELP = ("On: the page asks for your prediction before it shows the model's answer. Off: every answer is "
-               "shown at once, with no question (to show rather than ask); a copied link then opens that way too.")
+SWITCH_HELP = N_("On: the page asks for your prediction before it shows the model's answer. Off: every answer is "
+                 "shown at once, with no question (to show rather than ask); a copied link then opens that way too.")
 
 
 def _pick(key: str) -> str:
@@ -47,8 +48,11 @@ def _names(values, label: Callable) -> str:
     """“a”, “b” and “c”, escaped; "none of them" for no value."""
     names = [f"“{md(label(v))}”" for v in values]
     if not names:
-        return "none of them"
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return _("none of them")
+    listed = names[0]
+    for name in names[1:-1]:
+        listed = _("{items}, {item}").format(items=listed, item=name)
+    return listed if len(names) == 1 else _("{items} and {item}").format(items=listed, item=names[-1])
 
 
 def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
@@ -66,21 +70,23 @@ def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
     s[_question(key)] = identity
     box = st.container(border=True)
     head, switch = box.columns([3, 1], vertical_alignment="center")
-    asking = switch.toggle("Predict first", True, key=SWITCH, bind=_url.BIND, persist_state=_url.KEEP,
-                           help=SWITCH_HELP)
+    asking = switch.toggle(_("Predict first"), True, key=SWITCH, bind=_url.BIND, persist_state=_url.KEEP,
+                           help=_(SWITCH_HELP))
     if not asking:
-        head.caption("Predictions are off: the answers are shown at once.")
+        head.caption(_("Predictions are off: the answers are shown at once."))
         return True
-    head.markdown(f"**Predict first.** {question}")
+    head.markdown(_("**Predict first.** {question}").format(question=question))
     shown = bool(s.get(_shown(key)))
-    with box:
-        pick = st.pills("Pick every one that does (or none)" if multi else "Your prediction", list(options),
+    options = list(options)
+    names = [md(format_func(o)) for o in options]      # a pill renders Markdown: typed words escaped; named now, in
+    with box:                                          # this run's language (format_func may be called after it)
+        pick = st.pills(_("Pick every one that does (or none)") if multi else _("Your prediction"), options,
                         selection_mode="multi" if multi else "single", key=_pick(key),
-                        format_func=lambda o: md(format_func(o)),          # a pill renders Markdown: typed words
+                        format_func=lambda o: names[options.index(o)] if o in options else md(format_func(o)),
                         disabled=shown, persist_state=_url.KEEP)
         if not shown:
-            st.button("Reveal", type="primary", key=f"{key}_reveal", on_click=_reveal, args=(key,),
-                      disabled=pick is None, help="Pick an answer first" if pick is None else None)
+            st.button(_("Reveal"), type="primary", key=f"{key}_reveal", on_click=_reveal, args=(key,),
+                      disabled=pick is None, help=_("Pick an answer first") if pick is None else None)
             return False
         if multi:
             right = [o for o in options if o in set(answer)]
@@ -91,10 +97,10 @@ def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
             correct = pick == answer
             truth, said = _names([answer], format_func), _names([pick], format_func)
         if correct:
-            st.success(f"**Correct:** {truth}.")
+            st.success(_("**Correct:** {truth}.").format(truth=truth))
         else:
-            st.error(f"**Not quite.** You said {said}; the answer is {truth}.")
+            st.error(_("**Not quite.** You said {said}; the answer is {truth}.").format(said=said, truth=truth))
         st.caption(explain)
-        st.button("Try again", key=f"{key}_again", on_click=_again, args=(key, multi),
-                  help="Hide the answer and predict again")
+        st.button(_("Try again"), key=f"{key}_again", on_click=_again, args=(key, multi),
+                  help=_("Hide the answer and predict again"))
     return True

@@ -5,6 +5,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from i18n import _
 from labels import head_label
 
 from .theme import DIVERGING_SCALE, style
@@ -55,8 +56,8 @@ def plot_arrows(tokens: list[str], source: int, weights: np.ndarray, *, unknown=
                                  marker=dict(symbol="triangle-down", size=8 + 10 * w[j], color=ARROW_COLOUR,
                                              opacity=0.25 + 0.75 * w[j])))
     labels = [html.escape(t, quote=False) + ("?" if u else "") for t, u in zip(tokens, unknown)]
-    hover = [f"{lab} ·{i}<br>weight {w[i]:.4f}" + ("<br>not in the vocabulary" if unknown[i] else "")
-             for i, lab in enumerate(labels)]
+    hover = [f"{lab} ·{i}<br>" + _("weight {w}").format(w=f"{w[i]:.4f}")
+             + ("<br>" + _("not in the vocabulary") if unknown[i] else "") for i, lab in enumerate(labels)]
     for i, lab in enumerate(labels):
         fig.add_annotation(x=xs[i], y=ys[i], text=lab, showarrow=False, hovertext=hover[i],
                            font=dict(size=font_size, color="#b2182b" if unknown[i] else "#111"),
@@ -86,8 +87,8 @@ def plot_head_ranking(accuracy: np.ndarray, *, chosen: tuple[int, int] | None = 
     for k, (name, value) in enumerate((baselines or {}).items()):
         fig.add_vline(x=value, line_dash="dash", line_color="#555",
                       annotation_text=f"{name} {value:.0%}", annotation_position="top" if k % 2 == 0 else "bottom")
-    fig.update_yaxes(autorange="reversed", title="head")
-    fig.update_xaxes(range=[0, 1.12], title="argmax accuracy at the pronoun", tickformat=".0%")
+    fig.update_yaxes(autorange="reversed", title=_("head"))
+    fig.update_xaxes(range=[0, 1.12], title=_("argmax accuracy at the pronoun"), tickformat=".0%")
     return style(fig, title, 120 + 24 * L * H)
 
 
@@ -101,6 +102,6 @@ def plot_pair_difference(diff: np.ndarray, *, tokens: list[str], row_labels: lis
     fig = go.Figure(go.Heatmap(z=d, x=xs, y=row_labels, zmin=-lim, zmax=lim, colorscale=DIVERGING_SCALE,
                                colorbar=dict(title="A − B"),
                                hovertemplate="%{y} · %{x}<br>A − B: %{z:+.4f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title="head")
-    fig.update_xaxes(title="token", tickangle=-60)
+    fig.update_yaxes(autorange="reversed", title=_("head"))
+    fig.update_xaxes(title=_("token"), tickangle=-60)
     return style(fig, title, max(280, 26 * d.shape[0] + 150))

@@ -6,12 +6,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from i18n import N_, _, ngettext
+
 from .heatmap import safe_labels
 from .theme import HEAD_COLOURS, style
 
 ALLOWED, BLOCKED = "#1f4e99", "#f1f3f6"
-DIFF_COLOURS = (BLOCKED, "#d62728", "#2ca02c", "#9bb3d9")    # neither, only A, only B, both
-DIFF_NAMES = ("neither", "only A", "only B", "both")
+# neither, only A, only B, both: Okabe–Ito orange and blue for the two sides (told apart with any colour vision),
+# their grey for both, the blocked colour for neither
+DIFF_COLOURS = (BLOCKED, "#E69F00", "#0072B2", "#999999")
+DIFF_NAMES = (N_("neither"), N_("only A"), N_("only B"), N_("both"))
 
 
 def _axis_labels(n: int, labels):
@@ -19,15 +23,15 @@ def _axis_labels(n: int, labels):
 
 
 def _grid(fig: go.Figure, n: int, height: int | None):
-    fig.update_yaxes(autorange="reversed", title="query i", scaleanchor="x", constrain="domain")
-    fig.update_xaxes(title="key j", constrain="domain", tickangle=0)
+    fig.update_yaxes(autorange="reversed", title=_("query i"), scaleanchor="x", constrain="domain")
+    fig.update_xaxes(title=_("key j"), constrain="domain", tickangle=0)
     return fig.update_layout(height=height or 460)
 
 
 def _size_ticks(fig: go.Figure, sizes):
     """Log x axis ticked at the measured sizes (256, 1k, …, 16k); log y axis ticked at powers of 10."""
     sizes = sorted(set(sizes))
-    fig.update_xaxes(type="log", title="sequence length N", tickvals=sizes,
+    fig.update_xaxes(type="log", title=_("sequence length N"), tickvals=sizes,
                      ticktext=[f"{n // 1024}k" if n >= 1024 else str(n) for n in sizes])
     fig.update_yaxes(type="log", dtick=1, exponentformat="SI")
     return fig
@@ -39,7 +43,7 @@ def plot_mask(mask: np.ndarray, *, title: str | None = None, labels=None, height
     axis = _axis_labels(len(m), labels)
     fig = go.Figure(go.Heatmap(z=m, x=axis, y=axis, zmin=0, zmax=1, colorscale=[[0, BLOCKED], [1, ALLOWED]],
                                showscale=False, xgap=1 if len(m) <= 48 else 0, ygap=1 if len(m) <= 48 else 0,
-                               hovertemplate="query %{y} → key %{x}: %{z} (1 = may attend)<extra></extra>"))
+                               hovertemplate=_("query %{y} → key %{x}: %{z} (1 = may attend)") + "<extra></extra>"))
     return style(_grid(fig, len(m), height), title)
 
 
@@ -50,7 +54,8 @@ def plot_mask_grid(masks: dict, *, mark: tuple[int, int], cols: int = 4, title: 
     i, j = mark
     names = list(masks)
     rows = -(-len(names) // cols)
-    titles = [f"{html.escape(str(k), quote=False)}<br>{'sees' if masks[k][i, j] else 'blocked'}" for k in names]
+    seen = {True: _("sees"), False: _("blocked")}
+    titles = [f"{html.escape(str(k), quote=False)}<br>{seen[bool(masks[k][i, j])]}" for k in names]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.06,
                         vertical_spacing=0.14 if rows > 1 else 0.0)
     for a, name in enumerate(names):
@@ -58,8 +63,8 @@ def plot_mask_grid(masks: dict, *, mark: tuple[int, int], cols: int = 4, title: 
         r, c = divmod(a, cols)
         fig.add_trace(go.Heatmap(z=m, zmin=0, zmax=1, colorscale=[[0, BLOCKED], [1, ALLOWED]], showscale=False,
                                  xgap=1, ygap=1, name=html.escape(str(name), quote=False),
-                                 hovertemplate="query %{y} → key %{x}: %{z} (1 = may attend)"
-                                               "<extra>%{fullData.name}</extra>"), row=r + 1, col=c + 1)
+                                 hovertemplate=_("query %{y} → key %{x}: %{z} (1 = may attend)")
+                                 + "<extra>%{fullData.name}</extra>"), row=r + 1, col=c + 1)
         ticks = sorted({0, i, j, len(m) - 1})
         suffix = "" if a == 0 else str(a + 1)
         fig.update_xaxes(tickvals=ticks, tickfont=dict(size=10), constrain="domain", row=r + 1, col=c + 1)
@@ -88,9 +93,9 @@ def plot_mask_difference(a: np.ndarray, b: np.ndarray, *, title: str | None = No
     axis = _axis_labels(len(z), labels)
     fig = go.Figure(go.Heatmap(
         z=z, x=axis, y=axis, zmin=-0.5, zmax=3.5, colorscale=scale,
-        colorbar=dict(tickvals=[0, 1, 2, 3], ticktext=list(DIFF_NAMES), thickness=12, orientation="h", y=-0.2,
-                      yanchor="top", len=0.9),
-        hovertemplate="query %{y} → key %{x}: %{z} (0 neither, 1 only A, 2 only B, 3 both)<extra></extra>"))
+        colorbar=dict(tickvals=[0, 1, 2, 3], ticktext=[_(name) for name in DIFF_NAMES], thickness=12,
+                      orientation="h", y=-0.2, yanchor="top", len=0.9),
+        hovertemplate=_("query %{y} → key %{x}: %{z} (0 neither, 1 only A, 2 only B, 3 both)") + "<extra></extra>"))
     return style(_grid(fig, len(z), height), title).update_layout(margin=dict(b=90))
 
 
@@ -101,18 +106,19 @@ def plot_reach(reach: np.ndarray, *, title: str | None = None, height: int | Non
 
 def plot_coverage(fractions, *, title: str | None = None, everything_at: int | None = None) -> go.Figure:
     """fractions[k-1]: share of the N² pairs reached after k layers, k = 1..K (a line per pattern: dict)."""
-    series = fractions if isinstance(fractions, dict) else {"pattern": fractions}
+    series = fractions if isinstance(fractions, dict) else {_("pattern"): fractions}
     fig = go.Figure()
     for c, (name, ys) in enumerate(series.items()):
         ks = list(range(1, len(ys) + 1))
-        after = [f"after {k} layer{'' if k == 1 else 's'}" for k in ks]
+        after = [ngettext("after {k} layer", "after {k} layers", k).format(k=k) for k in ks]
         fig.add_scatter(x=ks, y=ys, mode="lines+markers", name=str(name), line=dict(color=HEAD_COLOURS[c % 12]),
                         customdata=after,
-                        hovertemplate="%{customdata}: %{y:.1%} of pairs<extra>%{fullData.name}</extra>")
+                        hovertemplate=_("%{customdata}: %{y:.1%} of pairs") + "<extra>%{fullData.name}</extra>")
     if everything_at:
-        fig.add_vline(x=everything_at, line_dash="dot", annotation_text=f"all connected at {everything_at}")
-    fig.update_xaxes(title="layers k", dtick=1 if len(next(iter(series.values()))) <= 16 else None)
-    fig.update_yaxes(title="pairs reached", tickformat=".0%", range=[0, 1.05])
+        fig.add_vline(x=everything_at, line_dash="dot",
+                      annotation_text=_("all connected at {k}").format(k=everything_at))
+    fig.update_xaxes(title=_("layers k"), dtick=1 if len(next(iter(series.values()))) <= 16 else None)
+    fig.update_yaxes(title=_("pairs reached"), tickformat=".0%", range=[0, 1.05])
     return style(fig, title, 320)
 
 
@@ -122,14 +128,14 @@ def plot_pairs_growth(sizes, counts: dict, *, title: str | None = None) -> go.Fi
     for c, (name, ys) in enumerate(counts.items()):
         fig.add_scatter(x=list(sizes), y=list(ys), mode="lines+markers", name=name,
                         line=dict(color=HEAD_COLOURS[c % 12]),
-                        hovertemplate="N = %{x:,}: %{y:,} pairs<extra>%{fullData.name}</extra>")
-    _size_ticks(fig, sizes).update_yaxes(title="allowed (query, key) pairs")
+                        hovertemplate=_("N = %{x:,}: %{y:,} pairs") + "<extra>%{fullData.name}</extra>")
+    _size_ticks(fig, sizes).update_yaxes(title=_("allowed (query, key) pairs"))
     return style(fig, title, 420)
 
 
 def plot_cost(rows: list[dict], value: str, *, title: str | None = None, names: dict | None = None) -> go.Figure:
     """Measured cost against N, one line per method. rows: {"method", "n", value}; value "time_ms" or "peak_mib"."""
-    unit = {"time_ms": "time (ms)", "peak_mib": "peak extra memory (MiB)"}.get(value, value)
+    unit = {"time_ms": _("time (ms)"), "peak_mib": _("peak extra memory (MiB)")}.get(value, value)
     fig = go.Figure()
     methods = list(dict.fromkeys(r["method"] for r in rows if value in r))
     for c, m in enumerate(methods):
@@ -147,6 +153,6 @@ def plot_output_change(tokens, change: np.ndarray, *, title: str | None = None) 
     labels = safe_labels(tokens)
     fig = go.Figure(go.Bar(x=labels, y=np.asarray(change, dtype=float), marker_color=HEAD_COLOURS[1],
                            hovertemplate="%{x}: %{y:.1%}<extra></extra>"))
-    fig.update_xaxes(title="token", tickangle=-60)
-    fig.update_yaxes(title="relative change", tickformat=".0%")
+    fig.update_xaxes(title=_("token"), tickangle=-60)
+    fig.update_yaxes(title=_("relative change"), tickformat=".0%")
     return style(fig, title, 320)

@@ -5,10 +5,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import i18n
 from app_pages import _export, _predict, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run
+from i18n import N_, _, ngettext
 from labels import file_label, head_label
 from model.analysis.head_stats import antecedent_candidates
 from model.data import course_world as corpus
@@ -19,9 +21,9 @@ from viz.slide import caption_line
 MAX_CHARS = 1200
 MAX_OPTIONS = 12              # the nearest earlier content words offered as a pronoun's candidates
 PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
-OWN = "Your own text"
+OWN = N_("Your own text")
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
-TABS = ["Pronoun → heads", "Minimal pairs", "Heads ranked"]
+TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked")]
 
 
 def _pick_example():
@@ -38,10 +40,19 @@ def _typed():
 def _flag_unknown(run):
     unknown = sorted({t for t, u in zip(run.tokens, run.unknown) if u})
     if unknown:
-        st.warning("Words the model never saw (it reads each as [UNK], so no head can tell what they mean): "
-                   + ", ".join(f"**{md(t)}**" for t in unknown))
+        st.warning(_("Words the model never saw (it reads each as [UNK], so no head can tell what they mean): "
+                     "{words}").format(words=_joined(f"**{md(t)}**" for t in unknown)))
     for notice in run.notices:
         st.info(notice)
+
+
+def _joined(items) -> str:
+    """"a, b, c" in the interface's language ("a、b、c" in Chinese)."""
+    items = list(items)
+    out = items[0]
+    for item in items[1:]:
+        out = _("{items}, {item}").format(items=out, item=item)
+    return out
 
 
 def _new_pair():
@@ -57,7 +68,9 @@ def _pronouns(words) -> list[int]:
 def _word(run, i: int) -> str:
     """'sandwich' (word 9, pieces ' sand' 'w' 'ich') for a caption."""
     pieces = run.pieces[i]
-    return f"word {i}" + (", pieces " + " ".join(f"‘{p}’" for p in pieces) if len(pieces) > 1 else "")
+    if len(pieces) < 2:
+        return _("word {i}").format(i=i)
+    return _("word {i}, pieces {pieces}").format(i=i, pieces=" ".join(f"‘{p}’" for p in pieces))
 
 
 def ask(run, words: list[str], src: int, chosen: tuple[int, int]) -> bool:
@@ -70,11 +83,12 @@ def ask(run, words: list[str], src: int, chosen: tuple[int, int]) -> bool:
     if len(options) < 2:
         return True
     name, word = head_label(*chosen), md(words[src])
-    question = (f"Which word will **{word}** attend to most in head **{name}**, the coreference head? The arrows "
-                "and weights below appear once you have predicted.")
-    explain = (f"The answer is the largest weight in the row of “{word}” in {name}, in whole words (a word's weight "
-               f"sums its pieces'): **{row[j]:.3f}** on **{md(run.tokens[j])}**. Nobody drew that arrow: training "
-               "only asked the model to fill in masked pieces and to name each pronoun's noun.")
+    question = _("Which word will **{word}** attend to most in head **{head}**, the coreference head? The arrows "
+                 "and weights below appear once you have predicted.").format(word=word, head=name)
+    explain = _("The answer is the largest weight in the row of “{word}” in {head}, in whole words (a word's weight "
+                "sums its pieces'): **{weight}** on **{target}**. Nobody drew that arrow: training only asked the "
+                "model to fill in masked pieces and to name each pronoun's noun.").format(
+        word=word, head=name, weight=f"{row[j]:.3f}", target=md(run.tokens[j]))
     return _predict.predict("coref_predict", question, options, j, explain, format_func=words.__getitem__,
                             identity=(run.tokens, src))
 
@@ -85,35 +99,38 @@ def pronoun_view(run, chosen: tuple[int, int], text: str):
     if pronouns:
         options = pronouns
     else:
-        st.info("This text has no pronoun (it, they, their, …): pick any word to see where the heads point it.")
+        st.info(_("This text has no pronoun (it, they, their, …): pick any word to see where the heads point it."))
         options = [i for i, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]")]
     if not options:
         st.stop()
     words = _url.word_labels(tokens)                 # picked by word in the URL, never by position
     heads = [(layer, h) for layer in range(L) for h in range(H)]
-    _url.stale_link("coref_pronoun", [words[i] for i in options], "the word", words[options[0]])
-    _url.stale_link("coref_head", [head_label(*lh) for lh in heads], "head", head_label(*chosen))
+    _url.stale_link("coref_pronoun", [words[i] for i in options], _("the word"), words[options[0]])
+    _url.stale_link("coref_head", [head_label(*lh) for lh in heads], _("head"), head_label(*chosen))
     if st.session_state.get("coref_pronoun_words") != tokens:          # another text: its first pronoun again
         st.session_state["coref_pronoun_words"] = tokens
         st.session_state["coref_pronoun"] = options[0]
     c1, c2 = st.columns(2)
-    src = c1.selectbox("Pronoun", options, key="coref_pronoun", format_func=words.__getitem__, bind=BIND,
-                       help="A word seen again is numbered: “it (2)”.")
-    layer, h = c2.selectbox("Head for the arrows", heads, index=heads.index(chosen), key="coref_head",
+    src = c1.selectbox(_("Pronoun"), options, key="coref_pronoun", format_func=words.__getitem__, bind=BIND,
+                       help=_("A word seen again is numbered: “it (2)”."))
+    layer, h = c2.selectbox(_("Head for the arrows"), heads, index=heads.index(chosen), key="coref_head",
                             format_func=lambda lh: head_label(*lh), bind=BIND, persist_state=KEEP,
-                            help=f"{head_label(*chosen)} is the coreference head, chosen on validation.")
+                            help=_("{head} is the coreference head, chosen on validation.").format(
+                                head=head_label(*chosen)))
     if src in pronouns and not ask(run, words, src, chosen):
         return
     row = run.weights[layer, h, src]                                     # (N,)
     j = int(row.argmax())
-    which = " (the coreference head, chosen on validation)" if (layer, h) == chosen else ""
-    st.markdown(f"Head **{head_label(layer, h)}**{which} points **{md(tokens[src])}** ({_word(run, src)}) at "
-                f"**{md(tokens[j])}** ({md(_word(run, j))}) with weight **{row[j]:.3f}**.")
-    st.caption("Attention between whole words: to a word, the sum over its pieces; from a word, the mean of its "
-               "pieces' rows (Clark et al. 2019).")
+    said = (_("Head **{head}** (the coreference head, chosen on validation) points **{word}** ({where}) at "
+              "**{target}** ({target_where}) with weight **{weight}**.") if (layer, h) == chosen else
+            _("Head **{head}** points **{word}** ({where}) at **{target}** ({target_where}) with weight **{weight}**."))
+    st.markdown(said.format(head=head_label(layer, h), word=md(tokens[src]), where=md(_word(run, src)),
+                            target=md(tokens[j]), target_where=md(_word(run, j)), weight=f"{row[j]:.3f}"))
+    st.caption(_("Attention between whole words: to a word, the sum over its pieces; from a word, the mean of its "
+                 "pieces' rows (Clark et al. 2019)."))
     # two layouts of the same arcs, one shown by the screen's width (CSS below): Plotly's words keep their pixel
     # size while the figure shrinks, so a phone needs lines of a few words
-    title = f"Where {head_label(layer, h)} sends “{esc(tokens[src])}”"
+    title = _("Where {head} sends “{word}”").format(head=head_label(layer, h), word=esc(tokens[src]))
     st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ .st-key-coref_wide {{ display: none; }} }}"
             f"@media (min-width: {PHONE_PX + 1}px) {{ .st-key-coref_narrow {{ display: none; }} }}</style>")
     with st.container(key="coref_wide"):
@@ -124,7 +141,7 @@ def pronoun_view(run, chosen: tuple[int, int], text: str):
         _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
                       key="coref_arrows_phone", name=(COREF_MODEL, file_label(layer, h), f"word{src}", "arrows_phone"),
                       caption=caption_line(COREF_MODEL, head_label(layer, h), text=text))
-    st.subheader("Every head at this pronoun")
+    st.subheader(_("Every head at this pronoun"))
     names = [head_label(*lh) for lh in heads]
     table = []
     for (lh, name) in zip(heads, names):
@@ -134,110 +151,133 @@ def pronoun_view(run, chosen: tuple[int, int], text: str):
                       "2nd": f"{tokens[top[1]]} {r[top[1]]:.2f}", "3rd": f"{tokens[top[2]]} {r[top[2]]:.2f}"})
     ahead = [t["head"] for t in table if t["weight"] > run.weights[chosen[0], chosen[1], src].max()]
     if ahead:
-        st.caption(f"{', '.join(ahead)} point{'s' * (len(ahead) == 1)} with more weight than "
-                   f"{head_label(*chosen)} on this text: {head_label(*chosen)} was chosen by its accuracy on a "
-                   "held-out validation set of pronouns, not on this text.")
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3,
-                 column_config={"weight": st.column_config.ProgressColumn(format="%.3f", min_value=0, max_value=1)})
+        st.caption(ngettext("{heads} points with more weight than {head} on this text: {head} was chosen by its "
+                            "accuracy on a held-out validation set of pronouns, not on this text.",
+                            "{heads} point with more weight than {head} on this text: {head} was chosen by its "
+                            "accuracy on a held-out validation set of pronouns, not on this text.",
+                            len(ahead)).format(heads=_joined(ahead), head=head_label(*chosen)))
+    columns = {"head": _("head"), "points at": _("points at"), "weight": _("weight"), "2nd": _("2nd"), "3rd": _("3rd")}
+    st.dataframe(pd.DataFrame(table).rename(columns=columns), hide_index=True, width="stretch",
+                 height=35 * (len(table) + 1) + 3,
+                 column_config={columns["weight"]: st.column_config.ProgressColumn(format="%.3f", min_value=0,
+                                                                                   max_value=1)})
     fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
-                       x_title="key word", y_title="head",
-                       title=f"Attention row of “{esc(tokens[src])}” in every head")
+                       x_title=_("key word"), y_title=_("head"), value_name=_("weight"),
+                       title=_("Attention row of “{word}” in every head").format(word=esc(tokens[src])))
     _export.chart(fig, key="coref_rows", name=(COREF_MODEL, f"word{src}", "every_head"),
-                  caption=caption_line(COREF_MODEL, "every head", text=text))
+                  caption=caption_line(COREF_MODEL, _("every head"), text=text))
 
 
 def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int]):
     layer, h = chosen
-    st.markdown(f"The coreference head **{head_label(layer, h)}** (chosen on the validation split) is right on "
-                f"**{acc.accuracy[layer, h]:.1%}** of these pronouns; on the single sentences, pointing at the "
-                f"first noun would be right {acc.baseline_first_noun:.0%} of the time, at the nearest noun "
-                f"{acc.baseline_nearest_noun:.0%}.")
-    st.markdown(f"Each head's accuracy on **{acc.n_refs}** pronouns the model never saw in training "
-                "(`model/data/course_world.py`): sentences with held-out noun pairs or held-out frames, and "
-                "three-sentence passages where *they/their* reach back across sentences. A head is right when the "
-                "largest weight in its row at the pronoun lands on the antecedent's noun. Recompute with "
-                "`python -m model.evaluate --json coref_encoder`.")
+    st.markdown(_("The coreference head **{head}** (chosen on the validation split) is right on **{acc}** of these "
+                  "pronouns; on the single sentences, pointing at the first noun would be right {first} of the time, "
+                  "at the nearest noun {nearest}.").format(
+        head=head_label(layer, h), acc=f"{acc.accuracy[layer, h]:.1%}", first=f"{acc.baseline_first_noun:.0%}",
+        nearest=f"{acc.baseline_nearest_noun:.0%}"))
+    st.markdown(_("Each head's accuracy on **{n}** pronouns the model never saw in training "
+                  "(`model/data/course_world.py`): sentences with held-out noun pairs or held-out frames, and "
+                  "three-sentence passages where *they/their* reach back across sentences. A head is right when the "
+                  "largest weight in its row at the pronoun lands on the antecedent's noun. Recompute with "
+                  "`python -m model.evaluate --json coref_encoder`.").format(n=acc.n_refs))
     better = [head_label(lay, hh) for lay in range(acc.accuracy.shape[0]) for hh in range(acc.accuracy.shape[1])
               if acc.accuracy[lay, hh] > acc.accuracy[layer, h]]
     if better:
-        st.caption(f"{', '.join(better)} score{'s' * (len(better) == 1)} above {head_label(layer, h)} here: "
-                   f"{head_label(layer, h)} was chosen once, on a held-out validation set of pronouns, before these "
-                   "test pronouns were measured; heads close on one set can change places on another.")
+        st.caption(ngettext("{heads} scores above {head} here: {head} was chosen once, on a held-out validation set "
+                            "of pronouns, before these test pronouns were measured; heads close on one set can change "
+                            "places on another.",
+                            "{heads} score above {head} here: {head} was chosen once, on a held-out validation set "
+                            "of pronouns, before these test pronouns were measured; heads close on one set can change "
+                            "places on another.", len(better)).format(heads=_joined(better),
+                                                                      head=head_label(layer, h)))
     _export.chart(plot_head_ranking(acc.accuracy, chosen=chosen,
-                                    baselines={"first noun": acc.baseline_first_noun,
-                                               "nearest noun": acc.baseline_nearest_noun}),
+                                    baselines={_("first noun"): acc.baseline_first_noun,
+                                               _("nearest noun"): acc.baseline_nearest_noun}),
                   key="coref_ranking", name=(COREF_MODEL, "head_accuracy"),
-                  title="Each head's accuracy on held-out pronouns",
-                  caption=caption_line(COREF_MODEL, f"{acc.n_refs} held-out pronouns",
-                                       f"{head_label(layer, h)}: the coreference head"))
+                  title=_("Each head's accuracy on held-out pronouns"),
+                  caption=caption_line(COREF_MODEL, _("{n} held-out pronouns").format(n=acc.n_refs),
+                                       _("{head}: the coreference head").format(head=head_label(layer, h))))
 
 
 def pair_view(device_name: str, chosen: tuple[int, int]):
-    st.markdown("Two sentences that differ in one word after the pronoun. The picture shows attention of "
-                "A minus attention of B at the pronoun, for every head, on the words both share.")
+    st.markdown(_("Two sentences that differ in one word after the pronoun. The picture shows attention of "
+                  "A minus attention of B at the pronoun, for every head, on the words both share."))
     titles = [p[0] for p in corpus.MINIMAL_PAIRS]
-    pick = st.selectbox("Minimal pair", titles, key="coref_pair", on_change=_new_pair, bind=BIND, persist_state=KEEP)
+    shown = {t: _(t) for t in titles}               # translated now: format_func may run outside the page's run
+    pick = st.selectbox(_("Minimal pair"), titles, key="coref_pair", on_change=_new_pair, format_func=shown.get,
+                        bind=BIND, persist_state=KEEP)
     title, text_a, text_b, pron, ante_a, ante_b = corpus.MINIMAL_PAIRS[titles.index(pick)]
     c1, c2 = st.columns(2)
     _url.clipped_link_text("coref_a", MAX_CHARS)
-    a = clip_text(c1.text_input("Sentence A", text_a, key="coref_a", max_chars=MAX_CHARS,
+    a = clip_text(c1.text_input(_("Sentence A"), text_a, key="coref_a", max_chars=MAX_CHARS,
                                 bind=_url.text_bind("coref_a"), persist_state=KEEP))
     _url.clipped_link_text("coref_b", MAX_CHARS)
-    b = clip_text(c2.text_input("Sentence B", text_b, key="coref_b", max_chars=MAX_CHARS,
+    b = clip_text(c2.text_input(_("Sentence B"), text_b, key="coref_b", max_chars=MAX_CHARS,
                                 bind=_url.text_bind("coref_b"), persist_state=KEEP))
     run_a, run_b = coref_run(COREF_MODEL, device_name, a), coref_run(COREF_MODEL, device_name, b)
     pa, pb = _pronouns(run_a.tokens), _pronouns(run_b.tokens)
     if not pa or not pb:
-        st.warning("Both sentences need a pronoun (it, they, their, …).")
+        st.warning(_("Both sentences need a pronoun (it, they, their, …)."))
         return
     n = 0
     while n < min(len(run_a.tokens), len(run_b.tokens)) and run_a.tokens[n] == run_b.tokens[n]:
         n += 1
     if n < 2:
-        st.warning("The two sentences share no words at the start; write two versions of one sentence.")
+        st.warning(_("The two sentences share no words at the start; write two versions of one sentence."))
         return
     L, H = run_a.n_layers, run_a.n_heads
     diff = run_a.weights[:, :, pa[0], :n] - run_b.weights[:, :, pb[0], :n]          # (L, H, n)
     layer, h = chosen
     ja, jb = int(run_a.weights[layer, h, pa[0]].argmax()), int(run_b.weights[layer, h, pb[0]].argmax())
-    st.markdown(f"Head **{head_label(layer, h)}**: in A, **{md(run_a.tokens[pa[0]])}** → "
-                f"**{md(run_a.tokens[ja])}**; in B → **{md(run_b.tokens[jb])}**.")
+    st.markdown(_("Head **{head}**: in A, **{word}** → **{target_a}**; in B → **{target_b}**.").format(
+        head=head_label(layer, h), word=md(run_a.tokens[pa[0]]), target_a=md(run_a.tokens[ja]),
+        target_b=md(run_b.tokens[jb])))
     _export.chart(plot_pair_difference(diff.reshape(L * H, n), tokens=run_a.tokens[:n],
                                        row_labels=[head_label(*divmod(i, H)) for i in range(L * H)],
-                                       title=f"A − B at “{esc(run_a.tokens[pa[0]])}”"), key="coref_diff",
-                  name=(COREF_MODEL, "minimal_pair", "difference"),
-                  caption=caption_line(COREF_MODEL, "every head", text=f"A: {a} B: {b}"))
+                                       title=_("A − B at “{word}”").format(word=esc(run_a.tokens[pa[0]]))),
+                  key="coref_diff", name=(COREF_MODEL, "minimal_pair", "difference"),
+                  caption=caption_line(COREF_MODEL, _("every head"), text=f"A: {a} B: {b}"))
 
 
 def render():
-    st.title("Coreference: which head points “it” at “restaurant”?")
-    st.markdown("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: trained "
-                "here on real English text, then on a generated course world of pronoun sentences. Nobody told any "
-                "head where to look: training only asked the model to fill in masked pieces and to name the noun "
-                "each pronoun stands for. One head learned to resolve pronouns through attention. Pick an example "
-                "or type your own text; everything is shown in whole words.")
+    st.title(_("Coreference: which head points “it” at “restaurant”?"))
+    st.markdown(_("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: trained "
+                  "here on real English text, then on a generated course world of pronoun sentences. Nobody told any "
+                  "head where to look: training only asked the model to fill in masked pieces and to name the noun "
+                  "each pronoun stands for. One head learned to resolve pronouns through attention. Pick an example "
+                  "or type your own text; everything is shown in whole words."))
 
     model, meta = model_or_stop(COREF_MODEL)
     chosen = tuple(meta["coref_head"])
     dev = device()
-    _url.gallery_link("coref_example", "coref_text", dict(corpus.CLASSICS), OWN)
-    st.selectbox("Gallery", [t for t, _ in corpus.CLASSICS] + [OWN], key="coref_example", on_change=_pick_example,
+    # the selectbox holds English titles and shows them translated, so the URL holds the shown title: a link
+    # names its example in the language it was made in, and its name in any language finds the text
+    shown = {title: _(title) for title, _text in corpus.CLASSICS} | {OWN: _(OWN)}
+    examples = {i18n.catalogue(code).gettext(title): text for title, text in corpus.CLASSICS for code in i18n.LANGUAGES}
+    examples |= dict(corpus.CLASSICS)                   # a text alone picks its English title (the option)
+    _url.gallery_link("coref_example", "coref_text", examples, OWN)
+    st.selectbox(_("Gallery"), list(shown), key="coref_example", on_change=_pick_example, format_func=shown.get,
                  bind=BIND, persist_state=KEEP)
     _url.clipped_link_text("coref_text", MAX_CHARS)
-    text = clip_text(st.text_area("Text", corpus.PARAGRAPH, key="coref_text", height=110, max_chars=MAX_CHARS,
+    text = clip_text(st.text_area(_("Text"), corpus.PARAGRAPH, key="coref_text", height=110, max_chars=MAX_CHARS,
                                   on_change=_typed, bind=_url.text_bind("coref_text"), persist_state=KEEP,
-                                  help=f"Up to {MAX_CHARS} characters; the model reads at most "
-                                       f"{model.config.max_len} subword pieces."), MAX_CHARS)
+                                  help=_("Up to {chars} characters; the model reads at most {pieces} subword "
+                                         "pieces.").format(chars=MAX_CHARS, pieces=model.config.max_len)),
+                     MAX_CHARS)
     _url.long_text_note("coref_text")
     if not text.strip():
-        st.info("Type a sentence with a pronoun, for example: The dog didn't cross the road because it was too tired.")
+        st.info(_("Type a sentence with a pronoun, for example: “{example}”").format(
+            example="The dog didn't cross the road because it was too tired."))
         st.stop()
 
     run = coref_run(COREF_MODEL, dev, text)
     _flag_unknown(run)
     # bound to the URL, the tabs are lazy: only the open tab runs
-    _url.stale_link("coref_tab", TABS, "the tab", TABS[0])
-    tab1, tab2, tab3 = st.tabs(TABS, key="coref_tab", bind=BIND)
+    tabs = [_(t) for t in TABS]
+    if st.session_state.get("coref_tab") not in (None, *tabs):     # the language changed: the open tab, named anew
+        st.session_state["coref_tab"] = i18n.relabel(st.session_state["coref_tab"])
+    _url.stale_link("coref_tab", tabs, _("the tab"), tabs[0])
+    tab1, tab2, tab3 = st.tabs(tabs, key="coref_tab", bind=BIND)
     if tab1.open:
         with tab1:
             pronoun_view(run, chosen, text)

@@ -7,9 +7,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import i18n
 from app_pages import _export, _predict, _resources, _runs, _url
 from app_pages._markup import visible
-from app_pages._numbers import count
+from i18n import N_, _, ngettext
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import cost, reach
 from model.data import bpe, text_input
@@ -24,14 +25,14 @@ MAX_DRAW_N = 512
 SPARSE_MODEL = "sparse_encoder"
 MAX_POSITIONS = 64
 SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384]
-TABS = ["Pattern lab", "Receptive field", "Live effect", "Cost"]
+TABS = [N_("Pattern lab"), N_("Receptive field"), N_("Live effect"), N_("Cost")]
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
 LAB_WIDTH = 2                            # the lab's window width (each side), also the prediction's
 QUERY, KEY = 5, 9                        # the prediction: which masks let token 5 see token 9
 CORNER = 16                              # the masks' corner drawn after the prediction: tokens 0..15
 ASKED = [k for k in masks.PATTERNS if k != "swin"]        # Swin's windows live on an image grid
-SHORT = {"width": "w", "dilation": "d", "positions": "global", "n_global": "g", "per_row": "r", "seed": "seed",
-         "stride": "s", "block": "b", "length": "real length"}
+SHORT = {"width": "w", "dilation": "d", "positions": N_("global"), "n_global": "g", "per_row": "r", "seed": N_("seed"),
+         "stride": "s", "block": "b", "length": N_("real length")}
 
 
 def parse_positions(text: str, n: int) -> tuple[int, ...]:
@@ -39,9 +40,11 @@ def parse_positions(text: str, n: int) -> tuple[int, ...]:
     try:
         pos = tuple(sorted({int(p) for p in text.replace(";", ",").split(",") if p.strip()}))
     except ValueError:
-        raise InputError(f"Global positions must be whole numbers separated by commas (got {text[:40]!r}).")
+        raise InputError(_("Global positions must be whole numbers separated by commas (got {text}).").format(
+            text=repr(text[:40])))
     if len(pos) > MAX_POSITIONS or any(p < 0 or p >= n for p in pos):
-        raise InputError(f"Give at most {MAX_POSITIONS} positions between 0 and {n - 1}.")
+        raise InputError(_("Give at most {most} positions between 0 and {last}.").format(most=MAX_POSITIONS,
+                                                                                       last=n - 1))
     return pos
 
 
@@ -49,19 +52,19 @@ def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None =
     """Pattern select + its parameters. Returns (key, params dict, causal)."""
     keys = list(masks.PATTERNS)
     # the address names a pattern by its title (?masks_A_pattern=Dilated+window) and each parameter by its name
-    _url.stale_link(f"{prefix}_pattern", [masks.PATTERNS[k].title for k in keys], "the pattern",
-                    masks.PATTERNS[default].title)
-    key = st.selectbox("Pattern", keys, index=keys.index(default), key=f"{prefix}_pattern",
-                       format_func=lambda k: masks.PATTERNS[k].title, bind=BIND, persist_state=KEEP)
+    names = {k: pattern_name(k) for k in keys}      # shown names, translated now (format_func may run later)
+    _url.stale_link(f"{prefix}_pattern", list(names.values()), _("the pattern"), names[default])
+    key = st.selectbox(_("Pattern"), keys, index=keys.index(default), key=f"{prefix}_pattern", format_func=names.get,
+                       bind=BIND, persist_state=KEEP)
     pat = masks.PATTERNS[key]
-    st.caption(pat.explanation)
+    st.caption(_(pat.explanation))
     params, given = {}, {**(overrides or {})}
     cols = st.columns(max(1, len(pat.params)))
     for col, p in zip(cols, pat.params):
         with col:
             if isinstance(p.default, tuple):
                 shown = ", ".join(map(str, given.get(p.name, p.default)))
-                text = st.text_input(p.label, shown, key=f"{prefix}_{p.name}",
+                text = st.text_input(_(p.label), shown, key=f"{prefix}_{p.name}",
                                      bind=_url.text_bind(f"{prefix}_{p.name}"), persist_state=KEEP)
                 try:
                     params[p.name] = parse_positions(text, n)
@@ -70,12 +73,17 @@ def pattern_controls(prefix: str, n: int, default: str, overrides: dict | None =
                     params[p.name] = p.default
             else:
                 start = int(given.get(p.name, p.default))
-                _url.stale_number(f"{prefix}_{p.name}", p.lo, p.hi, p.label, start)
-                params[p.name] = int(st.number_input(p.label, p.lo, p.hi, start, 1, key=f"{prefix}_{p.name}",
+                _url.stale_number(f"{prefix}_{p.name}", p.lo, p.hi, _(p.label), start)
+                params[p.name] = int(st.number_input(_(p.label), p.lo, p.hi, start, 1, key=f"{prefix}_{p.name}",
                                                      bind=BIND, persist_state=KEEP))
-    causal = pat.can_be_causal and causal_box and st.checkbox("causal version", key=f"{prefix}_causal", bind=BIND,
+    causal = pat.can_be_causal and causal_box and st.checkbox(_("causal version"), key=f"{prefix}_causal", bind=BIND,
                                                               persist_state=KEEP)
     return key, params, causal
+
+
+def pattern_name(key: str) -> str:
+    """A pattern's title in the interface's language."""
+    return _(masks.PATTERNS[key].title)
 
 
 def asked_params(key: str) -> dict:
@@ -86,32 +94,37 @@ def asked_params(key: str) -> dict:
 
 def asked_label(key: str) -> str:
     """'Dilated window · w = 2, d = 2': the title and the parameters the prediction uses."""
-    params = ", ".join(f"{SHORT[p]} = {', '.join(map(str, v)) if isinstance(v, tuple) else v}"
+    params = ", ".join(f"{_(SHORT[p])} = {', '.join(map(str, v)) if isinstance(v, tuple) else v}"
                        for p, v in asked_params(key).items())
-    return masks.PATTERNS[key].title + (f" · {params}" if params else "")
+    return pattern_name(key) + (f" · {params}" if params else "")
 
 
 def predict_section(n: int):
     """Predict first: which patterns let token QUERY see token KEY at this N; the answer is read from the masks
     themselves (entry [QUERY, KEY]), then their corners are drawn with that cell outlined."""
     if n <= KEY:
-        st.caption(f"At N ≥ {KEY + 1} the lab asks which masks let token {QUERY} see token {KEY}.")
+        st.caption(_("At N ≥ {n} the lab asks which masks let token {query} see token {key}.").format(
+            n=KEY + 1, query=QUERY, key=KEY))
         return
     built_masks = {k: masks.build(k, n, **asked_params(k)) for k in ASKED}
     answer = [k for k, m in built_masks.items() if m[QUERY, KEY]]
     gap = KEY - QUERY
-    question = (f"With N = {n}, which masks let token **{QUERY}** (the query) see token **{KEY}** (the key)? "
-                "Each pattern with the parameters named; the masks appear once you have predicted.")
-    explain = (f"Token {QUERY} may attend token {KEY} where row {QUERY}, column {KEY} of the mask is True (outlined "
-               f"below). The key is {gap} positions ahead: a causal mask never allows it, a window needs w ≥ {gap}, "
-               f"a dilation or a stride must land on {gap}, a block must hold both, random keys are a draw.")
+    question = _("With N = {n}, which masks let token **{query}** (the query) see token **{key}** (the key)? "
+                 "Each pattern with the parameters named; the masks appear once you have predicted.").format(
+        n=n, query=QUERY, key=KEY)
+    explain = _("Token {query} may attend token {key} where row {query}, column {key} of the mask is True (outlined "
+                "below). The key is {gap} positions ahead: a causal mask never allows it, a window needs w ≥ {gap}, "
+                "a dilation or a stride must land on {gap}, a block must hold both, random keys are a draw.").format(
+        query=QUERY, key=KEY, gap=gap)
     if _predict.predict("masks_predict", question, ASKED, answer, explain, format_func=asked_label, multi=True,
                         identity=n):
         corner = min(n, CORNER)
-        st.plotly_chart(viz.plot_mask_grid({masks.PATTERNS[k].title.split(" (")[0]: m[:corner, :corner]
-                                            for k, m in built_masks.items()}, mark=(QUERY, KEY),
-                                           title=f"Tokens 0–{corner - 1} of each {n} × {n} mask"),
-                        key="masks_predict_grid")
+        _export.chart(viz.plot_mask_grid({short_name(k): m[:corner, :corner] for k, m in built_masks.items()},
+                                         mark=(QUERY, KEY),
+                                         title=_("Tokens 0–{last} of each {n} × {n} mask").format(last=corner - 1,
+                                                                                                 n=n)),
+                      key="masks_predict_grid", name=("masks", f"N{n}", "token5_to_token9"),
+                      caption=caption_line(f"N = {n}"))
 
 
 def built(key: str, n: int, params: dict, causal: bool):
@@ -122,11 +135,21 @@ def built(key: str, n: int, params: dict, causal: bool):
         return None
 
 
+def short_name(key: str) -> str:
+    """A pattern's title without its bracket ("Causal (decoder)" -> "Causal"), in the interface's language."""
+    return pattern_name(key).split(" (")[0].split("（")[0]
+
+
+def layers(k: int) -> str:
+    """1 -> "1 layer", 2 -> "2 layers"."""
+    return ngettext("{n:,} layer", "{n:,} layers", k).format(n=k)
+
+
 def describe(c: reach.Connectivity) -> str:
     if c.everything:
-        return f"every token reaches every other after **{count(c.layers, 'layer')}**"
-    return (f"never connects everything: after **{count(c.layers, 'layer')}** it reaches {c.reachable:.1%} of the "
-            "pairs and more layers add nothing")
+        return _("every token reaches every other after **{layers}**").format(layers=layers(c.layers))
+    return _("never connects everything: after **{layers}** it reaches {share} of the pairs and more layers add "
+             "nothing").format(layers=layers(c.layers), share=f"{c.reachable:.1%}")
 
 
 def piece_labels(tokenizer, text: str, rule: str, tokens: tuple[str, ...]) -> list[str]:
@@ -152,39 +175,47 @@ def evaluation(meta: dict) -> str | None:
     if "mlm_accuracy" not in m:
         return None
     bpe_model = meta.get("tokenizer", {}).get("type") == "bpe"
-    unit = "piece" if bpe_model else "word"
-    data = "held-out real text it never trained on" if bpe_model else "held-out text"
-    n = m.get("eval_tokens_per_sequence", "?")
-    line = (f"Evaluation on {data} (`python -m model.evaluate --json {SPARSE_MODEL}`): of "
-            f"{m.get('eval_masked_tokens', 0):,} {unit}s hidden behind [MASK] in {n}-{unit} inputs, it recovers "
-            f"**{m['mlm_accuracy']:.1%}** under its own pattern (window ±{m.get('pattern_width', '?')} plus "
-            f"{m.get('pattern_global_tokens', '?')} global token)")
-    if "mlm_accuracy_full_attention" in m:
-        line += (f", **{m['mlm_accuracy_full_attention']:.1%}** when the same weights attend to all {n} "
-                 f"{unit}s (it never trained that way)")
-    if "mlm_baseline_most_frequent" in m:
-        line += f", against **{m['mlm_baseline_most_frequent']:.1%}** for always guessing the most frequent {unit}"
-    return line + "."
+    values = dict(command=f"`python -m model.evaluate --json {SPARSE_MODEL}`",
+                  hidden=f"{m.get('eval_masked_tokens', 0):,}",
+                  n=m.get("eval_tokens_per_sequence", "?"), acc=f"{m['mlm_accuracy']:.1%}",
+                  width=m.get("pattern_width", "?"), g=m.get("pattern_global_tokens", "?"),
+                  full=f"{m.get('mlm_accuracy_full_attention', 0):.1%}",
+                  baseline=f"{m.get('mlm_baseline_most_frequent', 0):.1%}")
+    if bpe_model:
+        line = _("Evaluation on held-out real text it never trained on ({command}): of {hidden} pieces hidden behind "
+                 "[MASK] in {n}-piece inputs, it recovers **{acc}** under its own pattern (window ±{width} plus {g} "
+                 "global token)")
+        full = _(", **{full}** when the same weights attend to all {n} pieces (it never trained that way)")
+        baseline = _(", against **{baseline}** for always guessing the most frequent piece")
+    else:
+        line = _("Evaluation on held-out text ({command}): of {hidden} words hidden behind [MASK] in {n}-word "
+                 "inputs, it recovers **{acc}** under its own pattern (window ±{width} plus {g} global token)")
+        full = _(", **{full}** when the same weights attend to all {n} words (it never trained that way)")
+        baseline = _(", against **{baseline}** for always guessing the most frequent word")
+    line += full if "mlm_accuracy_full_attention" in m else ""
+    line += baseline if "mlm_baseline_most_frequent" in m else ""
+    return _("{evaluation}.").format(evaluation=line.format(**values))
 
 
 def pattern_caption(n: int, side: str, chosen: tuple) -> str:
     """The slides' caption: N, the pattern and its parameters."""
-    key, params, causal, _ = chosen
-    title = masks.PATTERNS[key].title + (" (causal)" if causal else "")
+    key, params, causal, _seed = chosen
+    title = _("{pattern} (causal)").format(pattern=pattern_name(key)) if causal else pattern_name(key)
     return caption_line(f"N = {n}", f"{side}: {title}", ", ".join(f"{k} {v}" for k, v in sorted(params.items())))
 
 
 def lab_section():
-    st.subheader("Pattern lab")
-    _url.stale_number("masks_n", 4, MAX_DRAW_N, "sequence length", 32)
-    n = int(st.number_input("Sequence length N", 4, MAX_DRAW_N, 32, 4, key="masks_n", bind=BIND, persist_state=KEEP,
-                            help=f"Drawn up to N = {MAX_DRAW_N}; the cost section goes to 16k."))
+    st.subheader(_("Pattern lab"))
+    _url.stale_number("masks_n", 4, MAX_DRAW_N, _("sequence length"), 32)
+    n = int(st.number_input(_("Sequence length N"), 4, MAX_DRAW_N, 32, 4, key="masks_n", bind=BIND,
+                            persist_state=KEEP,
+                            help=_("Drawn up to N = {most}; the cost section goes to 16k.").format(most=MAX_DRAW_N)))
     predict_section(n)
     left, right = st.columns(2)
     chosen = {}
     for side, col, default in (("A", left, "window"), ("B", right, "extra_global")):
         with col, st.container(border=True):
-            st.markdown(f"**Pattern {side}**")
+            st.markdown(_("**Pattern {side}**").format(side=side))
             key, params, causal = pattern_controls(f"masks_{side}", n, default, dict(width=LAB_WIDTH))
             chosen[side] = (key, params, causal, built(key, n, params, causal))
     cols = st.columns(2)
@@ -193,32 +224,32 @@ def lab_section():
         if m is None:
             continue
         with col:
-            title = masks.PATTERNS[key].title + (" (causal)" if causal else "")
-            _export.chart(viz.plot_mask(m, title=f"{side}: {title}"), key=f"masks_plot_{side}",
+            name = _("{pattern} (causal)").format(pattern=pattern_name(key)) if causal else pattern_name(key)
+            _export.chart(viz.plot_mask(m, title=f"{side}: {name}"), key=f"masks_plot_{side}",
                           name=("mask", side, key, f"N{n}") + (("causal",) if causal else ()),
                           caption=pattern_caption(n, side, chosen[side]))
-            st.metric(f"density of {side} (allowed ÷ N²)", f"{reach.density(m):.2%}",
-                      help=f"{int(m.sum()):,} of {n * n:,} pairs")
+            st.metric(_("density of {side} (allowed ÷ N²)").format(side=side), f"{reach.density(m):.2%}",
+                      help=_("{allowed:,} of {pairs:,} pairs").format(allowed=int(m.sum()), pairs=n * n))
     a, b = chosen["A"][3], chosen["B"][3]
     if a is not None and b is not None:
         left, right = st.columns(2)
         with left:
-            _export.chart(viz.plot_mask_difference(a, b, title="A vs B"), key="masks_plot_diff",
+            _export.chart(viz.plot_mask_difference(a, b, title=_("A vs B")), key="masks_plot_diff",
                           name=("mask", chosen["A"][0], "vs", chosen["B"][0], f"N{n}"),
                           caption=pattern_caption(n, "A", chosen["A"]) + " · " + pattern_caption(n, "B", chosen["B"]))
         with right:
-            st.metric("pairs that differ", f"{int((a != b).sum()):,}")
-            st.metric("only in A", f"{int((a & ~b).sum()):,}")
-            st.metric("only in B", f"{int((b & ~a).sum()):,}")
+            st.metric(_("pairs that differ"), f"{int((a != b).sum()):,}")
+            st.metric(_("only in A"), f"{int((a & ~b).sum()):,}")
+            st.metric(_("only in B"), f"{int((b & ~a).sum()):,}")
     return n, chosen
 
 
 def reach_section(n: int, chosen: dict):
-    st.subheader("Receptive field: how far information travels through k layers")
-    st.caption("Entry [i, j] is dark when token j's input can influence token i's output after k layers: the "
-               "boolean matrix power (mask ∨ I)ᵏ (the residual connection keeps each token's own input).")
-    _url.stale_number("masks_k", 1, 16, "layers", 2)
-    k = st.slider("layers k", 1, 16, 2, key="masks_k", bind=BIND, persist_state=KEEP)
+    st.subheader(_("Receptive field: how far information travels through k layers"))
+    st.caption(_("Entry [i, j] is dark when token j's input can influence token i's output after k layers: the "
+                 "boolean matrix power (mask ∨ I)ᵏ (the residual connection keeps each token's own input)."))
+    _url.stale_number("masks_k", 1, 16, _("layers"), 2)
+    k = st.slider(_("layers k"), 1, 16, 2, key="masks_k", bind=BIND, persist_state=KEEP)
     max_layers = 32 if n <= 256 else 12
     cols, shares = st.columns(2), {}
     for col, side in zip(cols, "AB"):
@@ -227,52 +258,55 @@ def reach_section(n: int, chosen: dict):
             continue
         cover = _runs.mask_coverage(key, n, tuple(sorted(params.items())), causal, max_layers)
         m, conn, share = cover.mask, cover.connectivity, cover.share
-        shares[f"{side}: {masks.PATTERNS[key].title}"] = share
+        shares[f"{side}: {pattern_name(key)}"] = share
         with col:
-            _export.chart(viz.plot_reach(reach.receptive_field(m, k), title=f"{side} after {count(k, 'layer')}"),
+            _export.chart(viz.plot_reach(reach.receptive_field(m, k),
+                                         title=_("{side} after {layers}").format(side=side, layers=layers(k))),
                           key=f"masks_reach_{side}", name=("reach", side, key, f"N{n}", f"{k}layers"),
                           caption=pattern_caption(n, side, chosen[side]))
-            st.markdown(f"**{side}**: " + describe(conn))
+            st.markdown(_("**{side}**: {what}").format(side=side, what=describe(conn)))
     if shares:
-        _export.chart(viz.plot_coverage(shares, title="Share of pairs connected after k layers"), key="masks_cov",
+        _export.chart(viz.plot_coverage(shares, title=_("Share of pairs connected after k layers")), key="masks_cov",
                       name=("reach", "coverage", f"N{n}"),
-                      caption=caption_line(f"N = {n}", *(f"{side}: {masks.PATTERNS[chosen[side][0]].title}"
+                      caption=caption_line(f"N = {n}", *(f"{side}: {pattern_name(chosen[side][0])}"
                                                          for side in "AB" if chosen[side][3] is not None)))
 
 
 def live_section():
-    st.subheader("Live effect on a trained model")
+    st.subheader(_("Live effect on a trained model"))
     models = _resources.text_models()
     if not models:
-        st.warning("No shipped text model was found in assets/.")
+        st.warning(_("No shipped text model was found in assets/."))
         return
     default = SPARSE_MODEL if SPARSE_MODEL in models else _resources.selected_text_model()
-    _url.stale_link("masks_model", models, "the model", default)
-    name = st.selectbox("Model", models, index=models.index(default), key="masks_model", bind=BIND, persist_state=KEEP,
-                        help=f"{SPARSE_MODEL} was trained under its own sparse pattern: a sliding window plus "
-                             "[CLS] as a global token.")
+    _url.stale_link("masks_model", models, _("the model"), default)
+    name = st.selectbox(_("Model"), models, index=models.index(default), key="masks_model", bind=BIND,
+                        persist_state=KEEP,
+                        help=_("{model} was trained under its own sparse pattern: a sliding window plus [CLS] as a "
+                               "global token.").format(model=SPARSE_MODEL))
     model, meta = _resources.model_or_stop(name)
     sparse = meta.get("config", {}).get("sparse")
     if sparse:
-        source = ("real text (docs/data-card.md) in byte-level BPE pieces" if meta["tokenizer"].get("type") == "bpe"
-                  else "the generated course-world corpus")
-        st.caption(f"**{name}** is a masked-LM encoder trained on {source}, only ever under a window of "
-                   f"±{sparse['width']} tokens plus {sparse['n_global']} global token ([CLS]); its own pattern is "
-                   "preselected below.")
+        source = (_("real text (docs/data-card.md) in byte-level BPE pieces") if meta["tokenizer"].get("type") == "bpe"
+                  else _("the generated course-world corpus"))
+        st.caption(_("**{model}** is a masked-LM encoder trained on {source}, only ever under a window of ±{width} "
+                     "tokens plus {g} global token ([CLS]); its own pattern is preselected below.").format(
+            model=name, source=source, width=sparse["width"], g=sparse["n_global"]))
     text = _resources.clip_text(st.text_area(
-        "Text", corpus.PARAGRAPH, key="masks_text", height=90, bind=_url.text_bind("masks_text"), persist_state=KEEP,
-        help=f"Any text, English or Chinese, up to {_resources.MAX_TEXT_CHARS:,} characters; the model reads "
-             f"at most {model.config.max_len} tokens."))
+        _("Text"), corpus.PARAGRAPH, key="masks_text", height=90, bind=_url.text_bind("masks_text"),
+        persist_state=KEEP, help=_("Any text, English or Chinese, up to {chars:,} characters; the model reads at "
+                                   "most {tokens} tokens.").format(chars=_resources.MAX_TEXT_CHARS,
+                                                                   tokens=model.config.max_len)))
     _url.long_text_note("masks_text")
     if not text.strip():
-        st.info("Type some text to run the model.")
+        st.info(_("Type some text to run the model."))
         return
     own = dict(width=sparse["width"], n_global=sparse["n_global"]) if sparse else dict(width=3)
     decoder = model.config.kind == "decoder"
     key, params, causal = pattern_controls("masks_live", model.config.max_len, "extra_global" if sparse else "window",
                                            own, causal_box=not decoder)
     if decoder:
-        st.caption("A decoder keeps its causal mask: the pattern is applied below the diagonal.")
+        st.caption(_("A decoder keeps its causal mask: the pattern is applied below the diagonal."))
     try:
         runs = _runs.masked_runs(name, _resources.device(), text, key, tuple(sorted(params.items())), causal)
     except InputError as e:
@@ -282,8 +316,8 @@ def live_section():
     for note in run.notices:
         st.info(note)
     if any(run.unknown):
-        st.warning(f"**{name}** has a word vocabulary; not in it, so read as [UNK]: "
-                   + ", ".join(dict.fromkeys(t for t, u in zip(run.tokens, run.unknown) if u)))
+        st.warning(_("**{model}** has a word vocabulary; not in it, so read as [UNK]: {words}").format(
+            model=name, words=", ".join(dict.fromkeys(t for t, u in zip(run.tokens, run.unknown) if u))))
     tokenizer = _resources.load_tokenizer(name)
     labels = piece_labels(tokenizer, text, _resources.text_rule(name), run.tokens)
     blocked = run.weights[:, :, ~mask]                                       # (L, H, blocked pairs)
@@ -291,63 +325,71 @@ def live_section():
     change = np.linalg.norm(h_mask - h_full, axis=1) / np.maximum(np.linalg.norm(h_full, axis=1), 1e-12)
     flips = int((run.logits.argmax(-1) != full.logits.argmax(-1)).sum())
     c1, c2, c3, c4 = st.columns(4)
-    c1.metric("tokens N", len(run.tokens))
-    c2.metric("density of the mask", f"{mask.mean():.1%}")
+    c1.metric(_("tokens N"), len(run.tokens))
+    c2.metric(_("density of the mask"), f"{mask.mean():.1%}")
     largest = float(blocked.max()) if blocked.size else 0.0
-    c3.metric("largest weight on a blocked pair", "0 exactly" if largest == 0 else f"{largest:.1e}",
-              help="Blocked scores are set to −∞ before the softmax, so their weights are exactly 0.")
-    c4.metric("top-1 predictions changed", f"{flips} of {len(run.tokens)}",
-              help="The model's own output at each position, under the mask vs with full attention.")
+    c3.metric(_("largest weight on a blocked pair"), _("0 exactly") if largest == 0 else f"{largest:.1e}",
+              help=_("Blocked scores are set to −∞ before the softmax, so their weights are exactly 0."))
+    c4.metric(_("top-1 predictions changed"), _("{flips} of {n}").format(flips=flips, n=len(run.tokens)),
+              help=_("The model's own output at each position, under the mask vs with full attention."))
     L, H = run.n_layers, run.n_heads
-    _url.stale_link("masks_layer", [layer_label(i) for i in range(L)], "layer", layer_label(L - 1))
-    _url.stale_link("masks_head", [head_only(i) for i in range(H)], "head", head_only(0))
+    _url.stale_link("masks_layer", [layer_label(i) for i in range(L)], _("layer"), layer_label(L - 1))
+    _url.stale_link("masks_head", [head_only(i) for i in range(H)], _("head"), head_only(0))
     lc, hc = st.columns(2)
     # sliders over labels, so the address reads ?masks_layer=L1&masks_head=H2
-    layer = lc.select_slider("layer", range(L), L - 1, format_func=layer_label, key="masks_layer", bind=BIND,
+    layer = lc.select_slider(_("layer"), range(L), L - 1, format_func=layer_label, key="masks_layer", bind=BIND,
                              persist_state=KEEP)
-    head = hc.select_slider("head", range(H), 0, format_func=head_only, key="masks_head", bind=BIND,
+    head = hc.select_slider(_("head"), range(H), 0, format_func=head_only, key="masks_head", bind=BIND,
                             persist_state=KEEP)
     a, b = st.columns(2)
     about = caption_line(name, head_label(layer, head), text=text)
     with a:
         _export.chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=labels, y_labels=labels,
-                                           title=f"Under {masks.PATTERNS[key].title}: {head_label(layer, head)}"),
+                                           x_title=_("key"), y_title=_("query"), value_name=_("weight"),
+                                           title=_("Under {pattern}: {head}").format(
+                                               pattern=pattern_name(key), head=head_label(layer, head))),
                       key="masks_live_masked", name=(name, file_label(layer, head), "under", key), caption=about)
     with b:
+        whole = _("Causal attention: {head}") if decoder else _("Full attention: {head}")
         _export.chart(heatmap.plot_heatmap(full.weights[layer, head], x_labels=labels, y_labels=labels,
-                                           title=f"{'Causal' if decoder else 'Full'} attention: "
-                                                 f"{head_label(layer, head)}"), key="masks_live_full",
-                      name=(name, file_label(layer, head), "causal" if decoder else "full"), caption=about)
+                                           x_title=_("key"), y_title=_("query"), value_name=_("weight"),
+                                           title=whole.format(head=head_label(layer, head))),
+                      key="masks_live_full", name=(name, file_label(layer, head), "causal" if decoder else "full"),
+                      caption=about)
     if isinstance(tokenizer, bpe.BPETokenizer):
-        st.caption("Labels are the model's byte-level BPE pieces, numbered by position: ␣ is the space a piece "
-                   "starts with; a character split into byte pieces shows as itself and the part (餐 1/3).")
-    _export.chart(viz.plot_output_change(labels, change, title="How much each token's final hidden state "
-                                         "moves: ‖h_mask − h_full‖ ÷ ‖h_full‖"), key="masks_live_change",
-                  name=(name, "output_change", "under", key),
-                  caption=caption_line(name, masks.PATTERNS[key].title, text=text))
+        st.caption(_("Labels are the model's byte-level BPE pieces, numbered by position: ␣ is the space a piece "
+                     "starts with; a character split into byte pieces shows as itself and the part (餐 1/3)."))
+    _export.chart(viz.plot_output_change(labels, change, title=_("How much each token's final hidden state "
+                                                                 "moves: ‖h_mask − h_full‖ ÷ ‖h_full‖")),
+                  key="masks_live_change", name=(name, "output_change", "under", key),
+                  caption=caption_line(name, pattern_name(key), text=text))
     if sparse and (line := evaluation(meta)):
         st.caption(line)
 
 
 def cost_section():
-    st.subheader("Cost as N grows")
-    for key, lo, hi, what, start in (("masks_cost_w", 1, 1024, "window w", 128), ("masks_cost_g", 0, 64,
-                                     "global tokens g", 16), ("masks_cost_s", 2, 4096, "stride / block", 128),
-                                     ("masks_cost_r", 0, 64, "random keys r", 3)):
-        _url.stale_number(key, lo, hi, what, start)
+    st.subheader(_("Cost as N grows"))
+    for key, lo, hi, what, start in (("masks_cost_w", 1, 1024, N_("window w"), 128), ("masks_cost_g", 0, 64,
+                                     N_("global tokens g"), 16), ("masks_cost_s", 2, 4096, N_("stride / block"), 128),
+                                     ("masks_cost_r", 0, 64, N_("random keys r"), 3)):
+        _url.stale_number(key, lo, hi, _(what), start)
     c = st.columns(4)
-    w = int(c[0].number_input("window w (each side)", 1, 1024, 128, key="masks_cost_w", bind=BIND, persist_state=KEEP))
-    g = int(c[1].number_input("global tokens g", 0, 64, 16, key="masks_cost_g", bind=BIND, persist_state=KEEP))
-    stride = int(c[2].number_input("stride / block", 2, 4096, 128, key="masks_cost_s", bind=BIND, persist_state=KEEP))
-    r = int(c[3].number_input("random keys r", 0, 64, 3, key="masks_cost_r", bind=BIND, persist_state=KEEP))
-    chosen = st.multiselect("Patterns", [k for k in masks.PATTERNS if k != "swin"], key="masks_cost_patterns",
+    w = int(c[0].number_input(_("window w (each side)"), 1, 1024, 128, key="masks_cost_w", bind=BIND,
+                              persist_state=KEEP))
+    g = int(c[1].number_input(_("global tokens g"), 0, 64, 16, key="masks_cost_g", bind=BIND, persist_state=KEEP))
+    stride = int(c[2].number_input(_("stride / block"), 2, 4096, 128, key="masks_cost_s", bind=BIND,
+                                   persist_state=KEEP))
+    r = int(c[3].number_input(_("random keys r"), 0, 64, 3, key="masks_cost_r", bind=BIND, persist_state=KEEP))
+    names = {k: pattern_name(k) for k in masks.PATTERNS if k != "swin"}
+    chosen = st.multiselect(_("Patterns"), list(names), key="masks_cost_patterns",
                             default=["full", "causal", "window", "dilated", "extra_global", "strided", "block_local"],
-                            format_func=lambda k: masks.PATTERNS[k].title, bind=BIND, persist_state=KEEP)
+                            format_func=names.get, bind=BIND, persist_state=KEEP)
     params = dict(width=w, n_global=g, stride=stride, block=stride, per_row=r, dilation=2, positions=(0,))
-    counts = {f"{masks.PATTERNS[k].title} ~ {masks.PATTERNS[k].growth}": pairs_curve(k, tuple(sorted(
+    counts = {f"{pattern_name(k)} ~ {_(masks.PATTERNS[k].growth)}": pairs_curve(k, tuple(sorted(
         (p, v) for p, v in params.items() if p in masks.PATTERNS[k].defaults()))) for k in chosen}
-    _export.chart(viz.plot_pairs_growth(SIZES, counts, title="Allowed (query, key) pairs against N"),
-                  key="masks_pairs", name="mask_pairs_against_N", caption=caption_line(f"window {w}", f"{g} global"))
+    _export.chart(viz.plot_pairs_growth(SIZES, counts, title=_("Allowed (query, key) pairs against N")),
+                  key="masks_pairs", name="mask_pairs_against_N",
+                  caption=caption_line(_("window {w}").format(w=w), _("{g} global").format(g=g)))
     measure_section(w, g)
 
 
@@ -357,57 +399,65 @@ def pairs_curve(key: str, params: tuple) -> list[int]:
 
 
 def measure_section(w: int, g: int):
-    st.markdown("**Measured** on this machine (one head of dimension 64, one thread, device "
-                f"`{_resources.device()}`): time of one call and peak extra memory above the inputs.")
+    st.markdown(_("**Measured** on this machine (one head of dimension 64, one thread, device `{device}`): time of "
+                  "one call and peak extra memory above the inputs.").format(device=_resources.device()))
     c = st.columns([2, 2, 1])
+    names = {m: _(shown) for m, shown in cost.METHODS.items()}
     sizes = c[0].multiselect("N", SIZES, default=[1024, 4096], key="masks_cost_n", bind=BIND, persist_state=KEEP,
-                             help="Dense attention at 16k needs about 2.3 GB and tens of seconds.")
-    methods = c[1].multiselect("Methods", list(cost.METHODS), default=["dense", "dense_masked", "sparse"],
-                               format_func=cost.METHODS.get, key="masks_cost_methods", bind=BIND, persist_state=KEEP,
-                               help="FlexAttention compiles first: minutes on a busy CPU.")
-    go = c[2].button("Measure", type="primary", key="masks_cost_go")
+                             help=_("Dense attention at 16k needs about 2.3 GB and tens of seconds."))
+    methods = c[1].multiselect(_("Methods"), list(cost.METHODS), default=["dense", "dense_masked", "sparse"],
+                               format_func=names.get, key="masks_cost_methods", bind=BIND, persist_state=KEEP,
+                               help=_("FlexAttention compiles first: minutes on a busy CPU."))
+    go = c[2].button(_("Measure"), type="primary", key="masks_cost_go")
     if go and sizes and methods:
-        bar, rows = st.progress(0.0, text="Starting the measurement…"), []
+        bar, rows = st.progress(0.0, text=_("Starting the measurement…")), []
         total = len(sizes) * len(methods)
         try:
             for row in cost.sweep_in_child(methods, sorted(sizes), w, g, _resources.device()):
                 rows.append(row)
-                bar.progress(len(rows) / total, text=f"{cost.METHODS[row['method']]} at N = {row['n']:,}")
+                bar.progress(len(rows) / total, text=_("{method} at N = {n:,}").format(method=names[row["method"]],
+                                                                                      n=row["n"]))
         except RuntimeError as e:
             st.error(str(e))
         bar.empty()
         st.session_state["masks_cost_rows"] = rows
     rows = st.session_state.get("masks_cost_rows")
     if not rows:
-        st.caption("Press **Measure** to time the chosen methods.")
+        st.caption(_("Press **Measure** to time the chosen methods."))
         return
     for row in rows:
         if "error" in row:
-            st.warning(f"{cost.METHODS[row['method']]} at N = {row['n']:,} did not run here: {row['error']}")
+            st.warning(_("{method} at N = {n:,} did not run here: {error}").format(
+                method=names[row["method"]], n=row["n"], error=row["error"]))
     ok = [r for r in rows if "error" not in r]
     a, b = st.columns(2)
-    measured = caption_line(f"window {w}", f"{g} global", f"one head of dimension 64, device {_resources.device()}")
-    _export.chart(viz.plot_cost(ok, "time_ms", title="Time per call", names=cost.METHODS), key="masks_time",
+    measured = caption_line(_("window {w}").format(w=w), _("{g} global").format(g=g),
+                            _("one head of dimension 64, device {device}").format(device=_resources.device()))
+    _export.chart(viz.plot_cost(ok, "time_ms", title=_("Time per call"), names=names), key="masks_time",
                   where=a, name="attention_time_against_N", caption=measured)
-    _export.chart(viz.plot_cost(ok, "peak_mib", title="Peak extra memory", names=cost.METHODS), key="masks_mem",
+    _export.chart(viz.plot_cost(ok, "peak_mib", title=_("Peak extra memory"), names=names), key="masks_mem",
                   where=b, name="attention_memory_against_N", caption=measured)
-    st.caption("Time: median of 3 calls, CPU time of the computing thread (wall time on a GPU), so a busy machine "
-               "does not inflate it. Memory: the process's peak resident memory above its level before the call "
-               "(GPU: the allocator's peak); below ~5 MiB it is within the allocator's noise.")
-    table = pd.DataFrame(ok).rename(columns={"time_ms": "time (ms)", "peak_mib": "peak memory (MiB)"})
+    st.caption(_("Time: median of 3 calls, CPU time of the computing thread (wall time on a GPU), so a busy machine "
+                 "does not inflate it. Memory: the process's peak resident memory above its level before the call "
+                 "(GPU: the allocator's peak); below ~5 MiB it is within the allocator's noise."))
+    table = pd.DataFrame(ok).rename(columns={"method": _("method"), "time_ms": _("time (ms)"),
+                                             "peak_mib": _("peak memory (MiB)")})
     st.dataframe(table, hide_index=True)
 
 
 def render():
-    st.title("Masks & sparse attention")
-    st.markdown("A mask decides which keys each query may attend: blocked scores become −∞ before the softmax, so "
-                "their weights are exactly 0. Dense attention pays for all N² pairs; windows, dilation and a few "
-                "global tokens keep the cost linear in N while information still spreads across the input layer by "
-                "layer.")
+    st.title(_("Masks & sparse attention"))
+    st.markdown(_("A mask decides which keys each query may attend: blocked scores become −∞ before the softmax, so "
+                  "their weights are exactly 0. Dense attention pays for all N² pairs; windows, dilation and a few "
+                  "global tokens keep the cost linear in N while information still spreads across the input layer "
+                  "by layer."))
     # the open tab is in the URL; the lab's patterns are drawn on every run (the receptive field reads them), the
     # other tabs only when open (the live model and the cost curves are the slow parts)
-    _url.stale_link("masks_tab", TABS, "the tab", TABS[0])
-    lab, reach_tab, live, price = st.tabs(TABS, key="masks_tab", on_change="rerun", bind=BIND)
+    tabs = [_(t) for t in TABS]
+    if st.session_state.get("masks_tab") not in (None, *tabs):     # the language changed: the open tab, named anew
+        st.session_state["masks_tab"] = i18n.relabel(st.session_state["masks_tab"])
+    _url.stale_link("masks_tab", tabs, _("the tab"), tabs[0])
+    lab, reach_tab, live, price = st.tabs(tabs, key="masks_tab", on_change="rerun", bind=BIND)
     with lab:
         n, chosen = lab_section()
     if reach_tab.open:

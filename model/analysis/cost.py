@@ -18,10 +18,11 @@ from pathlib import Path
 
 import torch
 
+from i18n import N_, _
 from model.engine.sparse import sliding_window_attention
 
-METHODS = {"dense": "dense (no mask)", "dense_masked": "dense + mask (masked_fill)",
-           "sparse": "blocked sliding-window kernel", "flex": "FlexAttention (block mask)"}
+METHODS = {"dense": N_("dense (no mask)"), "dense_masked": N_("dense + mask (masked_fill)"),   # shown: _(name)
+           "sparse": N_("blocked sliding-window kernel"), "flex": N_("FlexAttention (block mask)")}
 
 
 def dense(q, k, v):
@@ -108,7 +109,7 @@ def _timed(fn, repeats: int, device: str, stat=statistics.median) -> float:
     (one torch thread computes inline; time spent descheduled by a busy machine does not count), wall time on GPU."""
     clock = time.perf_counter if device == "cuda" else time.thread_time
     times = []
-    for _ in range(repeats):
+    for _repeat in range(repeats):
         if device == "cuda":
             torch.cuda.synchronize()
         t0 = clock()
@@ -127,7 +128,7 @@ def measure(method: str, n: int, width: int = 128, n_global: int = 0, dilation: 
     if method not in METHODS:
         raise KeyError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
     gen = torch.Generator().manual_seed(seed)
-    q, k, v = (torch.randn(1, 1, n, head_dim, generator=gen).to(device) for _ in range(3))
+    q, k, v = (torch.randn(1, 1, n, head_dim, generator=gen).to(device) for _qkv in range(3))
     if method == "dense":
         def fn(): return dense(q, k, v)
     elif method == "dense_masked":
@@ -172,7 +173,7 @@ def sweep_in_child(methods, sizes, width: int = 128, n_global: int = 0, device: 
             if line.startswith("{"):
                 yield json.loads(line)
         if proc.wait() != 0:
-            raise RuntimeError(f"the measurement process failed: {proc.stderr.read()[-500:]}")
+            raise RuntimeError(_("the measurement process failed: {why}").format(why=proc.stderr.read()[-500:]))
 
 
 def main(argv=None):

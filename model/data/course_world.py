@@ -14,6 +14,7 @@ import random
 import re
 from dataclasses import dataclass, replace
 
+from i18n import N_
 from model.data import wordnet_lexicon
 from model.data.word_tokenizer import WordTokenizer, split_words
 
@@ -352,22 +353,22 @@ def lm_texts(n: int, seed: int = 0) -> list[str]:
     return [s.text for s in training_samples(n, seed)]
 
 
-# ---- curated classic examples for the page (never in training) ----------------------------------
+# ---- curated classic examples for the page (never in training); titles shown translated -------------
 CLASSICS = (
-    ("The textbook paragraph", PARAGRAPH),
-    ("The tired animal", "The animal didn't cross the street because it was too tired."),
-    ("The wide street", "The animal didn't cross the street because it was too wide."),
-    ("The big trophy", "The trophy didn't fit into the suitcase because it was too big."),
-    ("The small suitcase", "The trophy didn't fit into the suitcase because it was too small."),
-    ("The vegetarian restaurant", "The restaurant refused to serve me a ham sandwich because it only cooks "
-                                  "vegetarian food."),
-    ("The salty sandwich", "The restaurant refused to serve me a ham sandwich because it was too salty."),
+    (N_("The textbook paragraph"), PARAGRAPH),
+    (N_("The tired animal"), "The animal didn't cross the street because it was too tired."),
+    (N_("The wide street"), "The animal didn't cross the street because it was too wide."),
+    (N_("The big trophy"), "The trophy didn't fit into the suitcase because it was too big."),
+    (N_("The small suitcase"), "The trophy didn't fit into the suitcase because it was too small."),
+    (N_("The vegetarian restaurant"), "The restaurant refused to serve me a ham sandwich because it only cooks "
+                                      "vegetarian food."),
+    (N_("The salty sandwich"), "The restaurant refused to serve me a ham sandwich because it was too salty."),
 )
 # (title, text A, text B, pronoun, antecedent A, antecedent B): one word or phrase flips the referent
 MINIMAL_PAIRS = (
-    ("tired / wide", CLASSICS[1][1], CLASSICS[2][1], "it", "animal", "street"),
-    ("big / small", CLASSICS[3][1], CLASSICS[4][1], "it", "trophy", "suitcase"),
-    ("vegetarian food / too salty", CLASSICS[5][1], CLASSICS[6][1], "it", "restaurant", "sandwich"),
+    (N_("tired / wide"), CLASSICS[1][1], CLASSICS[2][1], "it", "animal", "street"),
+    (N_("big / small"), CLASSICS[3][1], CLASSICS[4][1], "it", "trophy", "suitcase"),
+    (N_("vegetarian food / too salty"), CLASSICS[5][1], CLASSICS[6][1], "it", "restaurant", "sandwich"),
 )
 _CLASSIC_TEXTS = {" ".join(split_words(t)) for _, t in CLASSICS} | {" ".join(split_words(PARAGRAPH))}
 # where each pronoun of the classic texts points: (text, pronoun occurrence) -> antecedent

@@ -11,6 +11,7 @@ from typing import Callable
 
 import numpy as np
 
+from i18n import N_, _
 from model.engine.errors import InputError
 
 
@@ -75,7 +76,8 @@ def _block_local(i, n, block=4):
 
 def _swin(i, n, grid_w=8, window=4, shift=0):
     if n % grid_w:
-        raise InputError(f"N={n} patches do not fill rows of {grid_w}: choose N a multiple of the grid width")
+        raise InputError(_("N={n} patches do not fill rows of {w}: choose N a multiple of the grid width").format(
+            n=n, w=grid_w))
     win = swin_window_ids(n // grid_w, grid_w, window, shift)
     return win[np.asarray(i)][:, None] == win[None, :]
 
@@ -97,7 +99,8 @@ class Param:
 
 @dataclass(frozen=True)
 class Pattern:
-    """A named mask pattern: a row rule, its parameters, a one-line explanation and its growth."""
+    """A named mask pattern: a row rule, its parameters, a one-line explanation and its growth. The title,
+    explanation and parameter labels are English, marked with N_; pages translate them where shown."""
     key: str
     title: str
     explanation: str
@@ -119,52 +122,57 @@ class Pattern:
         return self.rows(np.arange(n), n, causal, **params)
 
 
-_W = Param("width", "window (tokens each side)", 2, 0, 4096)
+_W = Param("width", N_("window (tokens each side)"), 2, 0, 4096)
 PATTERNS: dict[str, Pattern] = {p.key: p for p in [
-    Pattern("full", "Full (encoder)", "Every token attends to every token: N² pairs.", _full, growth="N²",
+    Pattern("full", N_("Full (encoder)"), N_("Every token attends to every token: N² pairs."), _full, growth="N²",
             can_be_causal=False),
-    Pattern("causal", "Causal (decoder)", "Each token sees itself and the tokens before it, never the future.",
+    Pattern("causal", N_("Causal (decoder)"), N_("Each token sees itself and the tokens before it, never the future."),
             _causal, growth="N(N+1)/2", can_be_causal=False),
-    Pattern("window", "Sliding window", "Each token sees the w tokens on either side of it.", _window, (_W,),
+    Pattern("window", N_("Sliding window"), N_("Each token sees the w tokens on either side of it."), _window, (_W,),
             growth="N·(2w+1)"),
-    Pattern("dilated", "Dilated window", "A window with gaps: every d-th token up to w·d away, so the same "
-            "cost reaches d times further.", _dilated, (_W, Param("dilation", "dilation d", 2, 1, 64)),
+    Pattern("dilated", N_("Dilated window"), N_("A window with gaps: every d-th token up to w·d away, so the same "
+            "cost reaches d times further."), _dilated, (_W, Param("dilation", N_("dilation d"), 2, 1, 64)),
             growth="N·(2w+1)"),
-    Pattern("global", "Chosen global tokens", "A window, plus chosen positions (e.g. [CLS], a question) that "
-            "attend to all tokens and that all tokens attend to.", _chosen_global,
-            (Param("width", "window (tokens each side)", 1, 0, 4096), Param("positions", "global positions", (0,))),
+    Pattern("global", N_("Chosen global tokens"), N_("A window, plus chosen positions (e.g. [CLS], a question) that "
+            "attend to all tokens and that all tokens attend to."), _chosen_global,
+            (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
+             Param("positions", N_("global positions"), (0,))),
             growth="N·(2w+1) + 2gN"),
-    Pattern("extra_global", "Extra global tokens", "A window, plus g added [CLS]-like tokens at the front "
-            "(positions 0..g-1) that see everything and are seen by everything.", _extra_global,
-            (Param("width", "window (tokens each side)", 1, 0, 4096), Param("n_global", "global tokens g", 1, 0, 64)),
+    Pattern("extra_global", N_("Extra global tokens"), N_("A window, plus g added [CLS]-like tokens at the front "
+            "(positions 0..g-1) that see everything and are seen by everything."), _extra_global,
+            (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
+             Param("n_global", N_("global tokens g"), 1, 0, 64)),
             growth="N·(2w+1) + 2gN"),
-    Pattern("random", "Random (BigBird)", "Each token sees itself and r keys drawn at random (seeded, with "
-            "replacement).",
-            _random, (Param("per_row", "random keys r", 2, 0, 256), Param("seed", "seed", 0, 0, 10_000)),
+    Pattern("random", N_("Random (BigBird)"), N_("Each token sees itself and r keys drawn at random (seeded, with "
+            "replacement)."),
+            _random, (Param("per_row", N_("random keys r"), 2, 0, 256), Param("seed", N_("seed"), 0, 0, 10_000)),
             growth="N·(r+1)"),
-    Pattern("bigbird", "BigBird (window + global + random)", "Window, g global tokens at the front and r "
-            "random keys per token together.", _bigbird,
-            (Param("width", "window (tokens each side)", 1, 0, 4096), Param("n_global", "global tokens g", 1, 0, 64),
-             Param("per_row", "random keys r", 2, 0, 256), Param("seed", "seed", 0, 0, 10_000)),
+    Pattern("bigbird", N_("BigBird (window + global + random)"), N_("Window, g global tokens at the front and r "
+            "random keys per token together."), _bigbird,
+            (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
+             Param("n_global", N_("global tokens g"), 1, 0, 64),
+             Param("per_row", N_("random keys r"), 2, 0, 256), Param("seed", N_("seed"), 0, 0, 10_000)),
             growth="N·(2w+1+r) + 2gN"),
-    Pattern("strided", "Strided (Sparse Transformer)", "Each token sees its s-1 neighbours and every s-th "
-            "token: two hops reach anywhere.", _strided, (Param("stride", "stride s", 4, 1, 4096),),
+    Pattern("strided", N_("Strided (Sparse Transformer)"), N_("Each token sees its s-1 neighbours and every s-th "
+            "token: two hops reach anywhere."), _strided, (Param("stride", N_("stride s"), 4, 1, 4096),),
             growth="N·(2s + N/s)"),
-    Pattern("block_local", "Block-local", "The sequence is cut into blocks; tokens only see their own block.",
-            _block_local, (Param("block", "block size b", 4, 1, 4096),), growth="N·b"),
-    Pattern("padding", "Padding", "Keys past the real length are [PAD] and may not be attended.", _padding,
-            (Param("length", "real length", 8, 1, 1 << 16),), growth="N·length"),
-    Pattern("swin", "Swin windows (patch grid)", "Patches of an image grid (row-major) attend within their "
-            "window; a shift s moves the window borders by s patches, as Swin's cyclic shift + mask does.", _swin,
-            (Param("grid_w", "grid width (patches)", 8, 1, 128), Param("window", "window (patches)", 4, 1, 64),
-             Param("shift", "shift s", 0, 0, 63)), growth="N·window²", can_be_causal=False),
+    Pattern("block_local", N_("Block-local"), N_("The sequence is cut into blocks; tokens only see their own block."),
+            _block_local, (Param("block", N_("block size b"), 4, 1, 4096),), growth="N·b"),
+    Pattern("padding", N_("Padding"), N_("Keys past the real length are [PAD] and may not be attended."), _padding,
+            (Param("length", N_("real length"), 8, 1, 1 << 16),), growth=N_("N·length")),
+    Pattern("swin", N_("Swin windows (patch grid)"), N_("Patches of an image grid (row-major) attend within their "
+            "window; a shift s moves the window borders by s patches, as Swin's cyclic shift + mask does."), _swin,
+            (Param("grid_w", N_("grid width (patches)"), 8, 1, 128),
+             Param("window", N_("window (patches)"), 4, 1, 64),
+             Param("shift", N_("shift s"), 0, 0, 63)), growth=N_("N·window²"), can_be_causal=False),
 ]}
 
 
 def build(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
     """(n, n) bool mask of a registered pattern, e.g. build("window", 16, width=2)."""
     if key not in PATTERNS:
-        raise InputError(f"unknown mask pattern {key!r}; choose one of {sorted(PATTERNS)}")
+        raise InputError(_("unknown mask pattern {key}; choose one of {keys}").format(key=repr(key),
+                                                                                     keys=sorted(PATTERNS)))
     return PATTERNS[key].build(n, causal, **params)
 
 
@@ -228,8 +236,8 @@ def swin_window_ids(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np
     """(grid_h·grid_w,) int window index of each patch (row-major) under Swin windows shifted by `shift`,
     numbered 0, 1, … in row-major order of the windows."""
     if min(grid_h, grid_w, window) < 1 or not 0 <= shift < window:
-        raise InputError(f"need grid, window >= 1 and 0 <= shift < window (got {grid_h}x{grid_w}, "
-                         f"window={window}, shift={shift})")
+        raise InputError(_("need grid, window >= 1 and 0 <= shift < window (got {h}x{w}, window={window}, "
+                           "shift={shift})").format(h=grid_h, w=grid_w, window=window, shift=shift))
     rows = (np.arange(grid_h) + (window - shift) % window) // window      # window index of each row
     cols = (np.arange(grid_w) + (window - shift) % window) // window
     ids = (rows[:, None] * (grid_w + window) + cols[None, :]).reshape(-1)
@@ -300,7 +308,8 @@ def row_counts(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
         return np.minimum(p["length"], i + 1) if causal else np.full(n, min(p["length"], n))
     if key == "swin" and not causal:
         if n % p["grid_w"]:
-            raise InputError(f"N={n} patches do not fill rows of {p['grid_w']}")
+            raise InputError(_("N={n} patches do not fill rows of {w}: choose N a multiple of the grid width").format(
+                n=n, w=p["grid_w"]))
         ids = swin_window_ids(n // p["grid_w"], p["grid_w"], p["window"], p["shift"])
         return np.bincount(ids)[ids]
     chunk = 256                                                          # no closed form (e.g. bigbird)

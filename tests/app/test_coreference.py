@@ -180,3 +180,18 @@ def test_a_phone_gets_the_arcs_wrapped_after_a_few_words(page):
         for (x0, n0), (x1, n1) in zip(row, row[1:]):
             assert x1 - x0 >= 0.62 * (max(2, n0) + max(2, n1)) / 2
         assert row[-1][0] + (0.62 * max(2, row[-1][1]) + 1.2) / 2 <= 24 + 1e-9
+
+
+def test_a_link_made_in_chinese_opens_its_tab_and_example_and_a_language_switch_keeps_them():
+    """A bound tab and gallery write their shown (Chinese) labels into a link: opened in English, the link's tab and
+    example are the same ones, and switching to Chinese keeps the open tab ("Minimal pairs" and the selectbox
+    "Minimal pair" must not share a translation, else the tab's name would lead to the selectbox's)."""
+    at = open_link("coreference.py", predict="false", coref_tab="最小对比句", coref_example="太宽的街道")
+    assert at.session_state["coref_tab"] == "Minimal pairs" and at.selectbox(key="coref_pair").label == "Minimal pair"
+    assert at.selectbox(key="coref_example").value == "The wide street"
+    assert at.text_area(key="coref_text").value == corpus.CLASSICS[2][1]
+    at.session_state["lang"] = "zh"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.session_state["coref_tab"] == "最小对比句" and at.selectbox(key="coref_pair").label == "一组最小对比句"
+    assert at.text_area(key="coref_text").value == corpus.CLASSICS[2][1]
