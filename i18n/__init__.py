@@ -91,3 +91,27 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Mark `message` for translation where it is defined; translate it with _ where it is shown."""
     return message
+
+
+class Message:
+    """A message translated when it is shown (str()), not when it is made: for text inside a cached result, which
+    sessions of either language share. Mark the text with N_ so it is extracted:
+    `Message(N_("The text has {n} tokens."), n=12)`."""
+
+    def __init__(self, text: str, **params):
+        self.text, self.params = text, params
+
+    def __str__(self) -> str:
+        return _(self.text).format(**self.params)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __repr__(self) -> str:
+        return f"Message({self.text!r}, **{self.params!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Message) and (self.text, self.params) == (other.text, other.params)
+
+    def __hash__(self) -> int:
+        return hash((self.text, tuple(sorted(self.params.items()))))
