@@ -29,8 +29,10 @@ def use(source: Callable[[], str]):
 
 
 def set_language(code: str):
-    """Set the language of this thread or task's context (command line and tests)."""
+    """Set the language of this thread or task's context (command line and tests), and read it from there from now
+    on (a test process may have run the app, which told this module to read its sessions' state instead)."""
     _language.set(code if code in LANGUAGES else DEFAULT)
+    _source[0] = _language.get
 
 
 def language() -> str:
