@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from i18n import _
 from labels import head_only
 
 from .heatmap import safe_labels
@@ -38,7 +39,7 @@ def axis_labels(labels, n: int, prefix: str) -> list[str]:
 
 
 def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: str | None = None,
-                row_title: str = "token", col_title: str = "dimension", row_prefix: str = "#",
+                row_title: str | None = None, col_title: str | None = None, row_prefix: str = "#",
                 col_prefix: str = "d", weights: bool = False, decimals: int = 4, col_groups: int | None = None,
                 highlight_row: int | None = None, height: int | None = None) -> go.Figure:
     """matrix: (rows, cols), may hold -inf (masked scores: grey cells written −∞). Labels: token
@@ -47,7 +48,10 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
     Cells show the value rounded to `decimals` (2 beyond WIDE_COLS columns; none beyond MAX_ANNOTATED_COLS);
     hover shows row, column and the exact float64. weights=True: 0..1 blues, else a diverging scale
     centred on 0. col_groups: a divider and a head label (H0, H1, …) every col_groups columns (heads in a
-    concatenation). highlight_row: outline that row (the picked query)."""
+    concatenation). highlight_row: outline that row (the picked query). row_title, col_title: the axis titles,
+    "token" and "dimension" (translated) when None."""
+    row_title = _("token") if row_title is None else row_title
+    col_title = _("dimension") if col_title is None else col_title
     m = np.atleast_2d(np.asarray(matrix, dtype=np.float64))
     rows, cols = m.shape
     ys = axis_labels(row_labels, rows, row_prefix)
@@ -60,7 +64,7 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
         colorscale=DIVERGING_SCALE, zmid=0.0)
     trace = go.Heatmap(z=z, x=xs, y=ys, customdata=exact_text, **colour,
                        hovertemplate=f"{row_title}: %{{y}}<br>{col_title}: %{{x}}<br>"
-                                     "value: %{customdata}<extra></extra>")
+                                     + _("value: {value}").format(value="%{customdata}") + "<extra></extra>")
     annotated = cols <= MAX_ANNOTATED_COLS and rows <= 40
     wide = cols > WIDE_COLS
     if annotated:                          # the numbers are the legend: no colour bar, cells apart
@@ -94,7 +98,7 @@ def plot_trace(names, norms, means, variances, *, title: str | None = None) -> g
     names: n step names; norms, means, variances: (n,)."""
     labels = [html.escape(str(n), quote=False) for n in names]
     fig = make_subplots(rows=1, cols=3, shared_yaxes=True, horizontal_spacing=0.04,
-                        subplot_titles=("norm ‖v‖", "mean μ", "variance σ²"))
+                        subplot_titles=(_("norm ‖v‖"), _("mean μ"), _("variance σ²")))
     for col, (vals, colour) in enumerate(((norms, HEAD_COLOURS[0]), (means, HEAD_COLOURS[1]),
                                           (variances, HEAD_COLOURS[2])), start=1):
         v = np.asarray(vals, dtype=np.float64)
@@ -111,13 +115,13 @@ def plot_saturation(d_k, max_scaled, max_unscaled, grad_scaled, grad_unscaled, *
     """Mean max softmax weight and mean softmax-gradient norm against d_k (log axis), with and without
     the 1/√d_k scaling. All arrays (len(d_k),); current: the slider's d_k, marked by a line."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1,
-                        subplot_titles=("largest softmax weight (→ 1: saturated)",
-                                        "‖∂softmax/∂scores‖ (→ 0: no gradient)"))
+                        subplot_titles=(_("largest softmax weight (→ 1: saturated)"),
+                                        _("‖∂softmax/∂scores‖ (→ 0: no gradient)")))
     series = []
     if show_scaled:
-        series.append(("scaled: QKᵀ/√d_k", max_scaled, grad_scaled, SCALED_COLOUR, "solid"))
+        series.append((_("scaled: QKᵀ/√d_k"), max_scaled, grad_scaled, SCALED_COLOUR, "solid"))
     if show_unscaled:
-        series.append(("no scaling: QKᵀ", max_unscaled, grad_unscaled, UNSCALED_COLOUR, "dash"))
+        series.append((_("no scaling: QKᵀ"), max_unscaled, grad_unscaled, UNSCALED_COLOUR, "dash"))
     for name, top, grad, colour, dash in series:
         for col, y in ((1, top), (2, grad)):
             y = np.asarray(y, dtype=np.float64)
@@ -132,7 +136,8 @@ def plot_saturation(d_k, max_scaled, max_unscaled, grad_scaled, grad_unscaled, *
     fig.update_xaxes(type="log", title="d_k")
     fig.update_yaxes(rangemode="tozero")
     if n_keys:
-        fig.update_layout(legend=dict(orientation="h", y=-0.25, title=f"mean over random queries, {n_keys} keys"))
+        fig.update_layout(legend=dict(orientation="h", y=-0.25,
+                                      title=_("mean over random queries, {n} keys").format(n=n_keys)))
     return style(fig, None, 380)
 
 
@@ -148,7 +153,8 @@ def plot_softmax_bars(weights_by_name: dict, *, title: str | None = None, keys=N
                              text=[f"{v:.4f}" for v in w] if len(w) <= 12 else None, textposition="outside",
                              customdata=[exact(v) for v in w],
                              hovertemplate="%{x}: %{customdata}<extra>%{fullData.name}</extra>"))
-    fig.update_yaxes(range=[0, 1.15], title="softmax weight")
-    fig.update_xaxes(title="key")
+    fig.update_yaxes(range=[0, 1.15], title=_("softmax weight"))
+    fig.update_xaxes(title=_("key"))
+
     fig.update_layout(barmode="group")
     return style(fig, title, 340)

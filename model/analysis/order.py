@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from i18n import N_, Message, _
 from model.data import text_input
 from model.engine.errors import InputError
 from model.tasks.attention_run import run_text
@@ -23,7 +24,7 @@ class OrderExperiment:
     runs: dict = field(default_factory=dict)
     errors: dict = field(default_factory=dict)
     layer_errors: dict = field(default_factory=dict)
-    notices: list[str] = field(default_factory=list)
+    notices: list = field(default_factory=list)          # i18n.Message: str() in the reader's language
 
 
 def find_permutation(tokens_a: list[str], tokens_b: list[str]) -> np.ndarray:
@@ -32,16 +33,16 @@ def find_permutation(tokens_a: list[str], tokens_b: list[str]) -> np.ndarray:
     Raises InputError naming the first token that does not match when B is not a reordering of A.
     """
     if len(tokens_a) != len(tokens_b):
-        raise InputError(f"the second sentence has {len(tokens_b)} tokens and the first {len(tokens_a)}: "
-                         "it must use exactly the same words, reordered")
+        raise InputError(_("the second sentence has {b} tokens and the first {a}: it must use exactly the same "
+                           "words, reordered").format(b=len(tokens_b), a=len(tokens_a)))
     free: dict[str, list[int]] = {}
     for i, t in enumerate(tokens_a):
         free.setdefault(t, []).append(i)
     perm = []
     for t in tokens_b:
         if not free.get(t):
-            raise InputError(f"'{t}' in the second sentence is not a leftover word of the first: "
-                             "it must use exactly the same words, reordered")
+            raise InputError(_("'{token}' in the second sentence is not a leftover word of the first: it must use "
+                               "exactly the same words, reordered").format(token=t))
         perm.append(free[t].pop(0))
     return np.array(perm)
 
@@ -72,18 +73,20 @@ def order_experiment(model, tokenizer, text_a: str, text_b: str, rule: str = "cl
     second run is from the first one reordered. Encoders only: a causal mask alone breaks the symmetry.
     """
     if model.config.kind != "encoder":
-        raise InputError(f"the order experiment needs an encoder; this model is a {model.config.kind} "
-                         "(its causal mask already depends on order)")
+        raise InputError(_("the order experiment needs an encoder; this model is a {kind} (its causal mask already "
+                           "depends on order)").format(kind=model.config.kind))
     enc_a, enc_b = text_input.encode(tokenizer, text_a, rule), text_input.encode(tokenizer, text_b, rule)
     limit = model.config.max_len
     if max(len(enc_a.ids), len(enc_b.ids)) > limit:
-        raise InputError(f"the sentences have {max(len(enc_a.ids), len(enc_b.ids))} tokens; this model's "
-                         f"learned position table stops at max_len={limit}")
+        raise InputError(_("the sentences have {n} tokens; this model's learned position table stops at "
+                           "max_len={limit}").format(n=max(len(enc_a.ids), len(enc_b.ids)), limit=limit))
     perm = find_permutation(enc_a.tokens, enc_b.tokens)
     exp = OrderExperiment(tokens_a=enc_a.tokens, tokens_b=enc_b.tokens, perm=perm)
     unknown = sorted({t for t, u in zip(enc_a.tokens, enc_a.unknown) if u})
     if unknown:
-        exp.notices.append("Not in the model's vocabulary (read as [UNK]): " + ", ".join(unknown))
+        exp.notices.append(Message(N_("Not in the model's vocabulary (read as [UNK]): {pieces}"),
+                                   pieces=", ".join(unknown)))
+
     for key, positions in (("off", False), ("on", True)):
         run_a = run_text(model, tokenizer, text_a, rule, positions=positions)
         run_b = run_text(model, tokenizer, text_b, rule, positions=positions)

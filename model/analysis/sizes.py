@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from i18n import N_
 from model.data import text_input
 
 COURSE_WORDS, COURSE_DIMS = 37, 1024       # 12.1: "37 words × 1024 dimensions = 37,888 inputs"
@@ -32,9 +33,13 @@ def attention_params(d: int, output: bool = True) -> int:
     return (4 if output else 3) * (d * d + d)
 
 
-PARTS = (("rel_bias", "relative-position bias"), ("embed.tok", "token embedding"), ("tgt_embed.tok", "token embedding"),
-         ("embed.pos", "position table"), ("tgt_embed.pos", "position table"), ("self_attn", "self-attention"),
-         ("cross_attn", "cross-attention"), ("ffn", "feed-forward"), ("norm", "LayerNorms"), ("lm_head", "output head"))
+# (parameter name part, kind): kinds in English (N_), translated where shown
+PARTS = (("rel_bias", N_("relative-position bias")), ("embed.tok", N_("token embedding")),
+         ("tgt_embed.tok", N_("token embedding")), ("embed.pos", N_("position table")),
+         ("tgt_embed.pos", N_("position table")), ("self_attn", N_("self-attention")),
+         ("cross_attn", N_("cross-attention")), ("ffn", N_("feed-forward")), ("norm", N_("LayerNorms")),
+         ("lm_head", N_("output head")))
+OTHER = N_("other")
 
 
 def parts(model: torch.nn.Module) -> dict[str, int]:
@@ -42,9 +47,10 @@ def parts(model: torch.nn.Module) -> dict[str, int]:
     PARTS order; "other" for the rest."""
     out: dict[str, int] = {}
     for name, p in model.named_parameters():
-        kind = next((label for key, label in PARTS if key in name), "other")
+        kind = next((label for key, label in PARTS if key in name), OTHER)
         out[kind] = out.get(kind, 0) + p.numel()
-    order = [label for _, label in PARTS] + ["other"]
+    order = [label for _, label in PARTS] + [OTHER]
+
     return dict(sorted(out.items(), key=lambda kv: order.index(kv[0])))
 
 

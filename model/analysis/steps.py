@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import torch
 
+from i18n import N_, Message, _
 from model import reference
 from model.data import text_input
 from model.engine.capture import KEEPABLE, capturing
@@ -58,15 +59,18 @@ class HeadSteps:
 
 def encode_text(model, tokenizer, text: str, rule: str, max_tokens: int = MAX_TOKENS):
     """Token ids the way the model reads them (its text rule, model.data.text_input), cut to max_tokens.
-    Returns (ids (T,) int64, tokens, notices)."""
+    Returns (ids (T,) int64, tokens, notices as i18n.Message: str() gives them in the language of the session that
+    shows them)."""
     enc = text_input.encode(tokenizer, text, rule)
     limit = min(max_tokens, model.config.max_len)
     notices = []
     if len(enc.ids) > limit:
-        notices.append(f"The text has {len(enc.ids)} tokens; this page follows the first {limit}.")
+        notices.append(Message(N_("The text has {n} tokens; this page follows the first {limit}."), n=len(enc.ids),
+                               limit=limit))
     if any(enc.unknown[:limit]):
         unknown = sorted({t for t, u in zip(enc.tokens[:limit], enc.unknown[:limit]) if u})
-        notices.append("Not in the model's vocabulary (read as [UNK]): " + ", ".join(unknown))
+        notices.append(Message(N_("Not in the model's vocabulary (read as [UNK]): {pieces}"),
+                               pieces=", ".join(unknown)))
     return np.array(enc.ids[:limit], dtype=np.int64), enc.tokens[:limit], notices
 
 
@@ -175,15 +179,15 @@ def explicit_path(model, X: np.ndarray, layer: int, mask=None, norm: str | None 
 def agreement(steps: HeadSteps, model, mask=None) -> dict[str, float]:
     """Largest |difference| between this float64 head and three other computations of it:
     the column form V·Softmax[KᵀQ/√D] (transposed back), the per-vector loop, and the model's
-    explicit float32 path on the same input."""
+    explicit float32 path on the same input. The names are English (N_): translate them where shown."""
     col = reference.attention_column_form(steps.Q, steps.K, steps.V, mask).T        # (T, D)
     loop = reference.attention_loop(steps.Q, steps.K, steps.V, mask)
     live = explicit_path(model, steps.X, steps.layer, mask, steps.norm)
     h = steps.head
-    return {"column form": float(np.abs(col - steps.Z).max()),
-            "per-vector loop": float(np.abs(loop - steps.Z).max()),
-            "model explicit path (Z)": float(np.abs(live["heads"][h] - steps.Z).max()),
-            "model explicit path (weights)": float(np.abs(live["weights"][h] - steps.weights).max())}
+    return {N_("column form"): float(np.abs(col - steps.Z).max()),
+            N_("per-vector loop"): float(np.abs(loop - steps.Z).max()),
+            N_("model explicit path (Z)"): float(np.abs(live["heads"][h] - steps.Z).max()),
+            N_("model explicit path (weights)"): float(np.abs(live["weights"][h] - steps.weights).max())}
 
 
 # ---- the layer: Add & Norm and the FFN, followed for one token ------------------------------------
@@ -210,7 +214,8 @@ class TraceStep:
 def layer_trace(model, X: np.ndarray, layer: int, token: int, mask=None, norm: str | None = None) -> list[TraceStep]:
     """Follow token `token` through attention, residual, LayerNorm, FFN, residual, LayerNorm with the
     layer's own weights. norm="post": LN(x + MHA(x)) then LN(h + FFN(h)) as in the paper; "pre":
-    x + MHA(LN(x)) then h + FFN(LN(h)). X: (T, C) entering the layer."""
+    x + MHA(LN(x)) then h + FFN(LN(h)). X: (T, C) entering the layer. Step names and formulas in the current
+    language."""
     norm = norm or model.config.norm
     blk = model.encoder.layers[layer]
     X = np.asarray(X, dtype=np.float64)
@@ -234,34 +239,37 @@ def layer_trace(model, X: np.ndarray, layer: int, token: int, mask=None, norm: s
         ln1_steps = _norm_steps("h = LayerNorm₁", r1, ln1)
         h = ln1_steps[-1].vector
         f = ffn(h)
-        return [TraceStep("x", "enters the layer", x),
-                TraceStep("attention", "MultiHead(X)[t]", a),
-                TraceStep("x + attention", "residual", r1),
+        return [TraceStep("x", _("enters the layer"), x),
+                TraceStep(_("attention"), "MultiHead(X)[t]", a),
+                TraceStep(_("x + attention"), _("residual"), r1),
                 *ln1_steps,
-                TraceStep(f"FFN hidden ({act_name})", f"{act_name}(h W₁ + b₁)", hidden(h)),
+                TraceStep(_("FFN hidden ({activation})").format(activation=act_name), f"{act_name}(h W₁ + b₁)",
+                          hidden(h)),
                 TraceStep("FFN(h)", f"{act_name}(h W₁ + b₁) W₂ + b₂", f),
-                TraceStep("h + FFN(h)", "residual", h + f),
+                TraceStep("h + FFN(h)", _("residual"), h + f),
                 *_norm_steps("y = LayerNorm₂", h + f, ln2)]
     ln1_steps = _norm_steps("LayerNorm₁(x)", x, ln1)
     h = x + a
     ln2_steps = _norm_steps("LayerNorm₂(h)", h, ln2)
     f = ffn(ln2_steps[-1].vector)
-    return [TraceStep("x", "enters the layer", x),
+    return [TraceStep("x", _("enters the layer"), x),
             *ln1_steps,
-            TraceStep("attention", "MultiHead(LN(X))[t]", a),
-            TraceStep("h = x + attention", "residual", h),
+            TraceStep(_("attention"), "MultiHead(LN(X))[t]", a),
+            TraceStep(_("h = x + attention"), _("residual"), h),
             *ln2_steps,
-            TraceStep(f"FFN hidden ({act_name})", f"{act_name}(LN(h) W₁ + b₁)", hidden(ln2_steps[-1].vector)),
+            TraceStep(_("FFN hidden ({activation})").format(activation=act_name), f"{act_name}(LN(h) W₁ + b₁)",
+                      hidden(ln2_steps[-1].vector)),
             TraceStep("FFN(LN(h))", f"{act_name}(LN(h) W₁ + b₁) W₂ + b₂", f),
-            TraceStep("y = h + FFN", "residual", h + f)]
+            TraceStep("y = h + FFN", _("residual"), h + f)]
 
 
 def _norm_steps(name: str, v: np.ndarray, params) -> list[TraceStep]:
     """LayerNorm in its two halves: standardise (mean 0, variance ≈ 1), then γ ⊙ · + β."""
     g, b, eps = params
     n = (v - v.mean()) / np.sqrt(v.var() + eps)
-    return [TraceStep(f"{name}: standardised", "(v − μ) / √(σ² + ε)", n),
-            TraceStep(name, "γ ⊙ standardised + β", g * n + b)]
+    return [TraceStep(_("{name}: standardised").format(name=name), "(v − μ) / √(σ² + ε)", n),
+            TraceStep(name, _("γ ⊙ standardised + β"), g * n + b)]
+
 
 
 # ---- why √d_k: softmax saturation on random q, k ------------------------------------------------

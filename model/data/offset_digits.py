@@ -4,6 +4,8 @@ model with no absolute positions can find its two inputs only through a bias it 
 import numpy as np
 import torch
 
+from i18n import _
+
 VOCAB = 10                       # the digits 0..9 are their own token ids
 OFFSETS = (-1, 2)                # key position − query position of the two digits a target reads
 IGNORE = -100                    # no target where an input falls outside the row (cross_entropy's ignore_index)
@@ -28,10 +30,12 @@ def parse(text: str) -> np.ndarray:
     """Typed digits (spaces and commas ignored) -> (T,) int64. ValueError says what is wrong."""
     kept = "".join(ch for ch in text if ch not in " ,\t\n")
     if not kept:
-        raise ValueError("Type a row of digits, for example 3141592653.")
+        raise ValueError(_("Type a row of digits, for example 3141592653."))
     bad = sorted({ch for ch in kept if ch not in "0123456789"})
     if bad:
-        raise ValueError(f"Only the digits 0–9 can be read; found {', '.join(repr(c) for c in bad[:5])}.")
+        raise ValueError(_("Only the digits 0–9 can be read; found {characters}.").format(
+            characters=_(", ").join(repr(c) for c in bad[:5])))
     if not 4 <= len(kept) <= MAX_DIGITS:
-        raise ValueError(f"The row has {len(kept)} digits; type between 4 and {MAX_DIGITS}.")
+        raise ValueError(_("The row has {n} digits; type between 4 and {most}.").format(n=len(kept), most=MAX_DIGITS))
+
     return np.array([int(ch) for ch in kept], dtype=np.int64)

@@ -33,6 +33,9 @@ MARKUP = re.compile(r"(?<=>)(?=<)|&[A-Za-z]+;|&#\d+;")
 # spans that hold the model's text or names rather than interface text
 NOT_INTERFACE = re.compile(r"“[^”]*”|‘[^’]*’|「[^」]*」|\"[^\"]*\"|`[^`]*`|\$[^$]*\$|<[^>]+>|https?://\S+|\]\([^)]*\)"
                            r"|%\{[^}]*\}|\S*[\w.]*[_\d./\\]\w*\S*|:material/\w+:|\[[A-Z]+\]")
+# units of measure printed after numbers (bytes, milliseconds), a cited author (Shaw et al., relative positions) and an
+# activation function named like ReLU, which the course texts keep
+LATIN_TERMS |= {w.lower() for w in "KiB MiB GiB TiB ms Shaw GELU".split()}
 TEXT_ELEMENTS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "success", "error")
 WIDGETS = ("selectbox", "multiselect", "radio", "select_slider", "slider", "number_input", "text_input", "text_area",
            "checkbox", "toggle", "button", "button_group", "date_input")

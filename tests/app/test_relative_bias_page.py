@@ -44,7 +44,7 @@ def test_the_model_needs_its_table_and_answers_a_typed_row(at):
     assert not at.exception and not at.error
     table = at.dataframe[-1].value
     assert table.loc["digit x"].tolist() == list("31415926535")
-    assert table.loc["target"].tolist() == ["·", "2", "6", "5", "9", "9", "4", "9", "1", "·", "·"]   # by hand
+    assert table.loc["target y"].tolist() == ["·", "2", "6", "5", "9", "9", "4", "9", "1", "·", "·"]   # by hand
     assert any("8 of 8" in e.value for e in at.markdown)
     at.text_input(key="relb_digits").input("12a4").run()
     assert [e.value for e in at.error] == ["Only the digits 0–9 can be read; found 'a'."]

@@ -106,9 +106,9 @@ def test_encode_text_bounds_tokens_and_flags_unknown_words():
     model = tiny()
     ids, tokens, notices = steps.encode_text(model, tok, "the cat sat " * 20, "cls_sep", max_tokens=10)
     assert len(ids) == len(tokens) == 10 and tokens[0] == "[CLS]"
-    assert "62 tokens" in notices[0]
+    assert "62 tokens" in str(notices[0])
     _, tokens, notices = steps.encode_text(model, tok, "the dog sat", "cls_sep")
-    assert tokens == ["[CLS]", "the", "dog", "sat", "[SEP]"] and "dog" in notices[-1]
+    assert tokens == ["[CLS]", "the", "dog", "sat", "[SEP]"] and "dog" in str(notices[-1])
     _, tokens, _ = steps.encode_text(tiny(kind="decoder"), tok, "the cat", "bos")
     assert tokens == ["[BOS]", "the", "cat"]
 
