@@ -35,7 +35,7 @@ for file, title, icon, _blurb in _pages.available():
     url = "" if file == "home.py" else file.removesuffix(".py")
     pages.append(st.Page(f"app_pages/{file}", title=_(title), icon=icon, default=(file == "home.py"), url_path=url))
     files[url] = file
-router = st.navigation(pages)
+router = st.navigation(pages, expanded=True)   # every page listed (13 would fold after 10)
 _resources.sidebar(files.get(router.url_path, ""))
 try:
     router.run()

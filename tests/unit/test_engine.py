@@ -52,7 +52,7 @@ def test_run_text_truncates_with_a_notice():
     tok = WordTokenizer.build(["a b"])
     c = ModelConfig(vocab_size=len(tok), d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=8)
     run = run_text(Transformer(c).eval(), tok, "a b " * 20, "cls_sep")
-    assert len(run.tokens) == 8 and "at most 8" in run.notices[0]
+    assert len(run.tokens) == 8 and "at most 8" in str(run.notices[0])
 
 
 def test_encoder_decoder_cross_attention_shapes():
