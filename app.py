@@ -27,9 +27,8 @@ with st.sidebar:                     # first: the page titles below are in the s
 _language.relabel_link()
 presenting = _present.mode() is not None
 _present.style()
-if not presenting:
-    with st.sidebar:
-        _present.switch()
+with st.container() if presenting else st.sidebar:   # presenting, the sidebar is hidden: the way back tops the page
+    _present.switch()
 pages, files = [], {}                # files: url path -> the page's file in app_pages/
 for file, title, icon, _blurb in _pages.available():
     url = "" if file == "home.py" else file.removesuffix(".py")
@@ -39,9 +38,6 @@ router = st.navigation(pages, expanded=True)   # every page listed (13 would fol
 _resources.sidebar(files.get(router.url_path, ""))
 try:
     router.run()
-    if presenting:                   # the sidebar is hidden: the way back is at the page's foot
-        st.divider()
-        _present.switch()
 finally:                                    # also after st.stop(): the lecture page offers the view just left
     if router.url_path != "lecture":
         _url.remember_view(router.url_path)  # after the run, so the bound widgets' values are in the URL

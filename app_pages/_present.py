@@ -1,6 +1,7 @@
 """Presentation mode, for a projector: a switch in the URL (`present=…`), light or dark. The sidebar and header
 are hidden, type is about 1.6× larger, the page's main figure comes first at full width and square maps fill the
-height of a 1280 × 720 screen, the controls follow, compact. Off, pages look as usual.
+height of a 1280 × 720 screen, the controls follow, compact; the switch itself tops the page. Off, pages look as
+usual.
 
 A page marks where its main figure goes with `slot()` and draws into it later:
     top = _present.slot()          # at the top of the page: presenting, the figure is drawn here
@@ -55,13 +56,15 @@ def mode() -> str | None:
 
 
 def switch():
-    """The presentation switch. In the sidebar as usual; while presenting (sidebar hidden) at the page's foot."""
+    """The presentation switch. In the sidebar as usual; while presenting (sidebar hidden) at the top of the page,
+    its label folded away."""
     m = _canonical(st.session_state.get(KEY))
     if m is not None and st.session_state[KEY] != _(m):       # the language changed: keep the mode, say it anew
         st.session_state[KEY] = _(m)
     stale_link(KEY, [_(m) for m in MODES], _("the presentation mode"), _(MODES[0]))
     st.segmented_control(_("Presentation mode"), [_(m) for m in MODES], key=KEY, default=_(MODES[0]),
                          bind=BIND, persist_state=KEEP, required=True,
+                         label_visibility="collapsed" if mode() else "visible",
                          help=_("For a projector: no sidebar, larger type, the main figure first. "
                                 "Light or dark; it travels in the link."))
 

@@ -1,5 +1,5 @@
 """Presentation mode: a link with present=Light or present=Dark opens the page presenting (the sidebar hidden by the
-page's CSS, type ×1.6, dark colours only in dark), the switch moves to the page's foot, Off gives the usual page back,
+page's CSS, type ×1.6, dark colours only in dark), the switch moves to the top of the page (even when the page stops early), Off gives the usual page back,
 the mode survives a change of language, and a hostile value is refused with a notice."""
 import pytest
 
@@ -77,3 +77,10 @@ def _walk(node):
 def test_presenting_puts_the_zoomed_head_first():
     assert _order(open_link("explorer.py")) == ["text", "zoom"]
     assert _order(open_link("explorer.py", present="Dark")) == ["zoom", "text"]
+
+
+def test_the_way_back_is_offered_even_when_the_page_stops_early():
+    at = open_link("explorer.py", present="Dark", explorer_text=" ")       # an empty text stops the page
+    assert any("Type some text" in w.value for w in at.warning)
+    switch(at).set_value("Off").run()
+    assert HIDES_SIDEBAR not in css(at)
