@@ -1,6 +1,7 @@
 """Presentation mode: a link with present=Light or present=Dark opens the page presenting (the sidebar hidden by the
-page's CSS, type ×1.6, dark colours only in dark), the switch moves to the top of the page (even when the page stops early), Off gives the usual page back,
-the mode survives a change of language, and a hostile value is refused with a notice."""
+page's CSS, type ×1.6, dark colours only in dark), the switch moves to the top of the page (even when the page stops
+early), Off gives the usual page back, the mode survives a change of language, and a hostile value is refused with a
+notice."""
 import pytest
 
 from app_pages import _present
