@@ -38,8 +38,8 @@ _DARK_CSS = """
 [data-testid="stApp"] p, [data-testid="stApp"] li, [data-testid="stApp"] label, [data-testid="stApp"] h1,
 [data-testid="stApp"] h2, [data-testid="stApp"] h3, [data-testid="stApp"] span, [data-testid="stCaptionContainer"] {
   color: %(ink)s; }
-[data-testid="stApp"] input, [data-testid="stApp"] textarea, [data-baseweb="select"] > div {
-  background: #262730; color: %(ink)s; }
+[data-testid="stApp"] input, [data-testid="stApp"] textarea, [data-baseweb="select"] > div,
+[data-testid="stApp"] button { background: #262730; color: %(ink)s; }
 """ % DARK
 
 
