@@ -3,10 +3,10 @@ are hidden, type is about 1.6× larger, the page's main figure comes first at fu
 height of a 1280 × 720 screen, the controls follow, compact; the switch itself tops the page. Off, pages look as
 usual.
 
-A page marks where its main figure goes with `slot()` and draws into it later:
-    top = _present.slot()          # at the top of the page: presenting, the figure is drawn here
+A page takes a place for its main figure with `slot()` and draws into it later:
+    top = _present.slot()          # presenting: a container at the top of the page; otherwise None
     ...controls...
-    with top:                      # not presenting, the figure appears here, after the controls
+    with top if top is not None else st.container():
         _export.chart(fig, ...)
 """
 import streamlit as st
@@ -76,20 +76,10 @@ def style():
     st.html(_CSS % {"root": round(16 * SCALE), "dark": _DARK_CSS if mode() == "dark" else ""})
 
 
-class slot:
-    """Where a page's main figure goes: at the top while presenting (the place is taken when slot() is called),
-    in the flow otherwise (taken when the slot is entered)."""
-
-    def __init__(self):
-        self.box = st.container() if mode() else None
-
-    def __enter__(self):
-        if self.box is None:
-            self.box = st.container()
-        return self.box.__enter__()
-
-    def __exit__(self, *exc):
-        return self.box.__exit__(*exc)
+def slot():
+    """Presenting: a place at the top of the page for its main figure, taken now; otherwise None (the page draws
+    the figure where it usually does)."""
+    return st.container() if mode() else None
 
 
 def figure(fig):

@@ -103,6 +103,13 @@ def stale_link(key: str, labels, what: str, shown: str) -> bool:
     return True
 
 
+def named_anew(key: str, labels) -> None:
+    """Before a bound widget whose value is the label it shows (tabs): after a change of language the session still
+    holds the label in the other language; name the same pick in this one, so the open tab stays open."""
+    if st.session_state.get(key) not in (None, *labels):
+        st.session_state[key] = i18n.relabel(st.session_state[key], labels)
+
+
 def as_option(key: str, options, labels) -> None:
     """Before a bound widget whose options are internal values shown as `labels` (format_func; same order): a link
     made in another language had its label put into session state in this language (_language.relabel_link), but

@@ -274,8 +274,7 @@ def render():
     _flag_unknown(run)
     # bound to the URL, the tabs are lazy: only the open tab runs
     tabs = [_(t) for t in TABS]
-    if st.session_state.get("coref_tab") not in (None, *tabs):     # the language changed: the open tab, named anew
-        st.session_state["coref_tab"] = i18n.relabel(st.session_state["coref_tab"])
+    _url.named_anew("coref_tab", tabs)                         # the language changed: the open tab stays open
     _url.stale_link("coref_tab", tabs, _("the tab"), tabs[0])
     tab1, tab2, tab3 = st.tabs(tabs, key="coref_tab", bind=BIND)
     if tab1.open:

@@ -153,7 +153,7 @@ def render():
                      "tokens to fit the screen). Click a map to zoom it.").format(**size) if grid_img.cell < N else
                    _("One image of {layers}×{heads} maps, {px} px each ({kb:,.0f} KB). Click a map to zoom it.")
                    .format(**size))
-    with top if _present.mode() else right:
+    with top if top is not None else right:
         st.subheader(head_label(layer, head))
         zoom = weights[layer, head]
         q_labels = k_labels = tokens

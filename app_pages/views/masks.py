@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import i18n
 from app_pages import _export, _predict, _resources, _runs, _url
 from app_pages._markup import visible
 from i18n import N_, _, ngettext
@@ -454,8 +453,7 @@ def render():
     # the open tab is in the URL; the lab's patterns are drawn on every run (the receptive field reads them), the
     # other tabs only when open (the live model and the cost curves are the slow parts)
     tabs = [_(t) for t in TABS]
-    if st.session_state.get("masks_tab") not in (None, *tabs):     # the language changed: the open tab, named anew
-        st.session_state["masks_tab"] = i18n.relabel(st.session_state["masks_tab"])
+    _url.named_anew("masks_tab", tabs)                         # the language changed: the open tab stays open
     _url.stale_link("masks_tab", tabs, _("the tab"), tabs[0])
     lab, reach_tab, live, price = st.tabs(tabs, key="masks_tab", on_change="rerun", bind=BIND)
     with lab:
