@@ -1,6 +1,7 @@
 """Models as Streamlit resources (loaded once per process and device, never mutated), the shared sidebar,
 the device, and what every page needs to pick a model and bound typed text."""
 import html
+import os
 import sys
 import threading
 
@@ -24,6 +25,7 @@ TRANSLATOR = "translator"
 RELATIVE_MODEL = "relative_digits"  # a learned relative-position bias, trained on an offset task (positional page)
 LOAD_COUNT = {"n": 0}            # how many times a checkpoint was read (the concurrency test reads it)
 _load_lock = threading.Lock()
+_metas: dict[str, tuple[tuple[int, int], dict]] = {}   # JSON path -> ((mtime_ns, size), meta)
 
 
 @st.cache_resource(show_spinner="Loading model… · 正在加载模型…")   # one text for every session
@@ -43,7 +45,26 @@ def load_tokenizer(name: str):
 
 def text_rule(name: str) -> str:
     """How a shipped model reads text: its meta["text_input"] ("cls_sep", "bos" or "plain")."""
-    return text_input.rule_of(checkpoints.read_meta(name))
+    return text_input.rule_of(meta_of(name))
+
+
+def meta_of(name: str) -> dict:
+    """checkpoints.read_meta(name), read again only when assets/<name>.json changes (mtime or size): every rerun
+    lists the models, and parsing their JSON (tokenizers included) each time costs milliseconds. Shared by every
+    session: never mutate it. A file that fails its checks raises CheckpointError every time."""
+    path = str(checkpoints.ASSETS / f"{name}.json")
+    try:
+        info = os.stat(path)
+        stamp = (info.st_mtime_ns, info.st_size)
+    except OSError:
+        stamp = None
+    kept = _metas.get(path)
+    if stamp is not None and kept is not None and kept[0] == stamp:
+        return kept[1]
+    meta = checkpoints.read_meta(name)
+    if stamp is not None:
+        _metas[path] = (stamp, meta)
+    return meta
 
 
 @st.cache_resource
@@ -58,7 +79,7 @@ def shipped_meta() -> dict[str, dict]:
     out = {}
     for name in checkpoints.shipped():
         try:
-            out[name] = checkpoints.read_meta(name)
+            out[name] = meta_of(name)
         except CheckpointError:
             continue
     return out

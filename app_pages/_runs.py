@@ -31,7 +31,7 @@ def explorer_word_weights(name: str, device: str, text: str) -> np.ndarray:
     """(L, H, W, W) float32: explorer_run's weights between whole words (model.tasks.word_attention)."""
     from model.tasks.word_attention import word_attention
     run = explorer_run(name, device, text)
-    return word_attention(run.weights, run.words).astype(np.float32)
+    return word_attention(run.weights, run.words, dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def coref_run(name: str, device: str, text: str) -> WordView:
     from model.tasks.word_attention import word_attention
     model, _ = load_model(name, device)
     run = run_text(model, load_tokenizer(name), text, text_rule(name))
-    weights = word_attention(run.weights, run.words).astype(np.float32)
+    weights = word_attention(run.weights, run.words, dtype=np.float32)
     weights.flags.writeable = False
     return WordView(tuple(run.word_texts), tuple(tuple(run.tokens[k] for k in w) for w in run.words), weights,
                     tuple(any(run.unknown[k] for k in w) for w in run.words), tuple(run.notices))

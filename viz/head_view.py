@@ -1,6 +1,7 @@
 """Head view (after BertViz, Vig 2019): tokens in two columns, a line from each query (left) to each
 key (right) per head, coloured by head, opacity = weight. Lines are grouped into a few opacity
-bins per head so the figure stays small; weights under `min_weight` are not drawn."""
+bins per head so the figure stays small; weights under `min_weight` are not drawn. Its many short arrays are
+plain lists: Plotly turns each numpy array into a base64 spec at a fixed cost (~0.2 ms) far above their size."""
 import html
 
 import numpy as np
@@ -62,16 +63,17 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
             if not len(chosen):
                 continue
             xs, ys = _segments(chosen)
-            traces.append(dict(type="scatter", x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
-                               legendgroup=f"h{h}", opacity=(b + 1) / OPACITY_BINS,
+            traces.append(dict(type="scatter", x=xs.tolist(), y=ys.tolist(), mode="lines", hoverinfo="skip",
+                               showlegend=False, legendgroup=f"h{h}", opacity=(b + 1) / OPACITY_BINS,
                                line=dict(color=head_colour(h), width=2.5)))
         if picked is not None and len(pairs):
             # hover targets at the far end of the picked token's lines: exact weights
             outgoing = pairs[:, 0] == picked
             traces.append(dict(
-                type="scatter", x=np.where(outgoing, 0.97, 0.03), y=np.where(outgoing, pairs[:, 1], pairs[:, 0]),
+                type="scatter", x=np.where(outgoing, 0.97, 0.03).tolist(),
+                y=np.where(outgoing, pairs[:, 1], pairs[:, 0]).tolist(),
                 mode="markers", marker=dict(size=5, color=head_colour(h), opacity=0.7), showlegend=False,
-                legendgroup=f"h{h}", customdata=np.stack([pairs[:, 0], pairs[:, 1], vals], 1),
+                legendgroup=f"h{h}", customdata=np.stack([pairs[:, 0], pairs[:, 1], vals], 1).tolist(),
                 hovertemplate=reach.format(head=head_only(h), query="%{customdata[0]}", key="%{customdata[1]}",
                                            weight="%{customdata[2]:.6f}") + "<extra></extra>"))
         traces.append(dict(type="scatter", x=[None], y=[None], mode="lines", name=head_only(h), legendgroup=f"h{h}",
@@ -81,9 +83,9 @@ def plot_head_view(layer_weights: np.ndarray, tokens: list[str], *, heads: list[
     bold = ["<b>" + t + "</b>" if i == picked else t for i, t in zip(idx, labels)]
     for x, pos, side in ((0.0, "middle left", _("query")), (1.0, "middle right", _("key"))):
         traces.append(dict(
-            type="scatter", x=np.full(len(idx), x), y=idx, mode="markers+text", text=bold, textposition=pos,
+            type="scatter", x=[x] * len(idx), y=idx.tolist(), mode="markers+text", text=bold, textposition=pos,
             marker=dict(size=9, color=["#ffbf00" if i == picked else "#bbbbbb" for i in idx]),
-            customdata=idx, showlegend=False, name=side,
+            customdata=idx.tolist(), showlegend=False, name=side,
             hovertemplate=f"{side} %{{customdata}}: %{{text}}<extra></extra>"))
     return figure(traces, layout(
         title, max(320, 22 * (stop - start) + 120), legend=dict(orientation="h", y=1.02, x=0), dragmode=False,

@@ -64,8 +64,15 @@ def _text_px(labels) -> float:
     """About how wide the longest label is at the slide's tick font (a wide CJK character counts twice)."""
     if labels is None or not len(labels):
         return 40.0
-    longest = max(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in str(t)) for t in labels)
+    longest = max(_columns(str(t)) for t in labels)
     return longest * TICK_FONT * 0.55 + 10
+
+
+def _columns(text: str) -> int:
+    """Character cells of a label: a wide CJK character takes two."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def one_square_map(traces) -> bool:

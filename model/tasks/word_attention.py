@@ -4,15 +4,15 @@ pieces' rows. Rows keep summing to 1 when every piece belongs to a word."""
 import numpy as np
 
 
-def word_attention(weights: np.ndarray, groups: list[tuple[int, ...]]) -> np.ndarray:
+def word_attention(weights: np.ndarray, groups: list[tuple[int, ...]], dtype=np.float64) -> np.ndarray:
     """weights: (..., N, N) over pieces; groups: W tuples of piece indices, one per word, in order.
-    Returns (..., W, W) float64: [i, j] = mean over the pieces q of word i of Σ over the pieces k of word j
-    of weights[q, k]."""
+    Returns (..., W, W) in `dtype`: [i, j] = mean over the pieces q of word i of Σ over the pieces k of word j
+    of weights[q, k]. float32 halves the time (for display; evaluations keep float64)."""
     if not groups or any(not g for g in groups):
         raise ValueError("every word needs at least one piece")
-    w = np.asarray(weights, dtype=np.float64)
+    w = np.asarray(weights, dtype=dtype)
     n = w.shape[-1]
-    member = np.zeros((n, len(groups)))                    # (N, W): 1 where piece k belongs to word j
+    member = np.zeros((n, len(groups)), dtype=dtype)                    # (N, W): 1 where piece k belongs to word j
     for j, g in enumerate(groups):
         member[list(g), j] = 1.0
     to_words = w @ member                                  # (..., N, W): summed over each word's key pieces

@@ -30,3 +30,13 @@ def test_one_piece_per_word_changes_nothing_and_leading_axes_are_kept():
 def test_a_word_without_pieces_is_refused():
     with pytest.raises(ValueError, match="at least one piece"):
         word_attention(np.eye(3), [(0,), ()])
+
+
+
+def test_float32_for_display_matches_float64():
+    rng = np.random.default_rng(1)
+    w = rng.random((2, 3, 7, 7)).astype(np.float32)
+    groups = [(0,), (1, 2, 3), (4,), (5, 6)]
+    got = word_attention(w, groups, dtype=np.float32)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, word_attention(w, groups), rtol=1e-6)
