@@ -34,12 +34,15 @@ def slide_svg(fig, caption: str, title: str | None = None) -> bytes:
     return render.render(s, format="svg", width=s.layout.width, height=s.layout.height)
 
 
-def chart(fig, *, name, caption: str, key: str | None = None, title: str | None = None, where=None, **kwargs):
+def chart(fig, *, name, caption: str, key: str | None = None, title: str | None = None, where=None,
+          main: bool = False, **kwargs):
     """st.plotly_chart(fig, key=key, **kwargs) in `where` (a column, a tab; default the page), then the slide
     downloads. name: the file name without extension, or its parts ("coref_encoder", "L3H1", "attention");
     caption: slide.caption_line(model, head, text=...); title: the slide title when the figure has none.
+    main: the page's main figure: while presenting, drawn first at full width (_present.main()).
     Returns what st.plotly_chart returns."""
-    where = where if where is not None else st
+    top = _present.main() if main else None
+    where = top if top is not None else where if where is not None else st
     fig = _present.figure(fig)
     file = stem(name)
     width, height = slide.slide_size(fig)

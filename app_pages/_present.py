@@ -3,12 +3,17 @@ are hidden, type is about 1.6× larger, the page's main figure comes first at fu
 height of a 1280 × 720 screen, the controls follow, compact; the switch itself tops the page. Off, pages look as
 usual.
 
-A page takes a place for its main figure with `slot()` and draws into it later:
-    top = _present.slot()          # presenting: a container at the top of the page; otherwise None
+A page takes a place for its main figure with `slot()` right under its title, and its main figure goes there:
+    _present.slot()                         # presenting: a container at the top of the page, kept for this run
     ...controls...
-    with top if top is not None else st.container():
-        _export.chart(fig, ...)
+    _export.chart(fig, main=True, ...)      # presenting: into that place, full width; otherwise where it stands
+    with _present.main() or st.container(): # a main figure of several charts (two masks side by side)
+        ...
+The place belongs to the script run that took it (a thread-local: each run of a session has its own thread), and
+only the first main figure of a run takes it: on a tabbed page, that of the open tab.
 """
+import threading
+
 import streamlit as st
 
 import i18n
@@ -76,10 +81,22 @@ def style():
     st.html(_CSS % {"root": round(16 * SCALE), "dark": _DARK_CSS if mode() == "dark" else ""})
 
 
+_run = threading.local()         # .slot: this run's place for the main figure (None: not presenting, or taken)
+
+
 def slot():
-    """Presenting: a place at the top of the page for its main figure, taken now; otherwise None (the page draws
-    the figure where it usually does)."""
-    return st.container() if mode() else None
+    """Presenting: a place at the top of the page for its main figure, taken now and returned; otherwise None (the
+    page draws the figure where it usually does)."""
+    _run.slot = st.container() if mode() else None
+    return _run.slot
+
+
+def main():
+    """The place slot() took, once per run (the first main figure gets it); None when not presenting, when the page
+    took no place, or when it is already used."""
+    place = getattr(_run, "slot", None)
+    _run.slot = None
+    return place
 
 
 def figure(fig):

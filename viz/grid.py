@@ -115,13 +115,22 @@ def grid_image(weights: np.ndarray, *, log: bool = False, cell: int | None = Non
     return GridImage(buf.getvalue(), cell, gap, width, height)
 
 
-def _colorbar_trace(log: bool, colorscale: str) -> dict:
-    """An invisible trace that only draws the colour bar of the grid."""
-    ticks = dict(tickvals=[0, 0.25, 0.5, 0.75, 1], ticktext=["1e-4", "1e-3", "0.01", "0.1", "1"]) if log else {}
+def log_ticks() -> dict:
+    """Colour-bar ticks for a log colour scale drawn on [0, 1] (to_unit's positions): one per decade, labelled by
+    the weight (1e-4, 1e-3, 0.01, 0.1, 1)."""
+    decades = round(-np.log10(LOG_FLOOR))
+    weights = [10.0 ** (k - decades) for k in range(decades + 1)]
+    return dict(tickvals=[k / decades for k in range(decades + 1)], ticktext=[f"{w:g}" for w in weights])
+
+
+def _colorbar_trace(log: bool, colorscale: str, **colorbar) -> dict:
+    """An invisible trace that only draws a colour bar (log: on to_unit's scale, ticks at each decade)."""
+    ticks = log_ticks() if log else {}
     return dict(type="scatter", x=[None], y=[None], mode="markers", hoverinfo="skip", showlegend=False,
                 marker=dict(colorscale=stops(colorscale), cmin=0, cmax=1, color=[0], showscale=True,
                             colorbar=dict(title=dict(text=_("weight (log)") if log else _("weight"), side="right"),
-                                          orientation="h", y=-0.02, yanchor="top", len=0.8, thickness=12, **ticks)))
+                                          **(colorbar or dict(orientation="h", y=-0.02, yanchor="top", len=0.8,
+                                                              thickness=12)), **ticks)))
 
 
 def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int] | None = None,
@@ -186,11 +195,12 @@ def plot_zoom(matrix: np.ndarray, *, q_labels, k_labels, log: bool = False, titl
     (log: coloured by log10 weight, hover still the exact weight)."""
     m = np.asarray(matrix, dtype=np.float32)
     n = m.shape[0]
+    # log: the heatmap's own bar would show the weights linearly; a bar on the log scale, ticked by decade, instead
+    bar = [_colorbar_trace(True, colorscale, thickness=14)] if log else []
     return figure([dict(
         type="heatmap", z=m, x=safe_labels(k_labels), y=safe_labels(q_labels), zmin=0.0, zmax=1.0,
-        colorscale=log_colorscale(colorscale) if log else stops(colorscale),
-        colorbar=dict(title=dict(text=_("weight (log colour)") if log else _("weight")), thickness=14),
-        hovertemplate=hover(decimals))],
+        colorscale=log_colorscale(colorscale) if log else stops(colorscale), showscale=not log,
+        colorbar=dict(title=dict(text=_("weight")), thickness=14), hovertemplate=hover(decimals))] + bar,
         layout(title, max(360, min(900, 22 * n + 160)),
                yaxis=dict(autorange="reversed", title=dict(text=_("query (attends from)"))),
                xaxis=dict(title=dict(text=_("key (attended to)")), tickangle=-60)))

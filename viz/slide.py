@@ -113,6 +113,8 @@ def _show_colour_bar(spec: dict):
     mapped = [t for t in spec["data"] if t.get("type") in COLOUR_TRACES]
     if not mapped or any(t.get("showscale", True) for t in mapped):
         return
+    if any((t.get("marker") or {}).get("showscale") for t in spec["data"]):   # a bar of its own (a log scale's)
+        return
     for t in mapped:
         scale = t.get("colorscale")
         if not (isinstance(scale, list) and len({str(c) for _, c in scale}) == 1):     # one colour: an overlay

@@ -3,7 +3,7 @@ N, d_model, heads, d_ff, where the LayerNorm sits), its numbers, its parameters 
 weights, and for every block the page that teaches it."""
 import streamlit as st
 
-from app_pages import _export, _pages, _resources, _url
+from app_pages import _export, _pages, _present, _resources, _url
 from app_pages._markup import md
 from i18n import N_, _
 from viz.architecture import ACTIVATIONS, architecture_blocks, plot_architecture, taught_on
@@ -68,6 +68,7 @@ def parts(model) -> list[tuple[str, str, str]]:
 
 def render():
     st.title(_("Architecture"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.markdown(_(
         "Every shipped model drawn from its **own config**, the way Figure 1 of *Attention Is All You Need* draws "
         "the Transformer: tokens (or patches) become vectors of width d_model, positions are added, then the "
@@ -91,7 +92,7 @@ def render():
     links = {p[0].removesuffix(".py"): p for p in _pages.available()}
 
     if architecture_blocks(config):
-        _export.chart(plot_architecture(config), key="arch_diagram", config={"displayModeBar": False},
+        _export.chart(plot_architecture(config), key="arch_diagram", main=True, config={"displayModeBar": False},
                       name=(name, "architecture"),
                       title=_("{name}: the architecture, drawn from its config").format(name=name),
                       caption=caption_line(name, kind_of(meta)))

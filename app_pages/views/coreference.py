@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 import i18n
-from app_pages import _export, _predict, _url
+from app_pages import _export, _predict, _present, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run
@@ -133,11 +133,12 @@ def pronoun_view(run, chosen: tuple[int, int], text: str):
     title = _("Where {head} sends “{word}”").format(head=head_label(layer, h), word=esc(tokens[src]))
     st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ .st-key-coref_wide {{ display: none; }} }}"
             f"@media (min-width: {PHONE_PX + 1}px) {{ .st-key-coref_narrow {{ display: none; }} }}</style>")
-    with st.container(key="coref_wide"):
+    top = _present.main()                                # presenting: the arcs first, full width
+    with st.container(key="coref_wide") if top is None else top.container(key="coref_wide"):
         _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title), key="coref_arrows",
                       name=(COREF_MODEL, file_label(layer, h), f"word{src}", "arrows"),
                       caption=caption_line(COREF_MODEL, head_label(layer, h), text=text))
-    with st.container(key="coref_narrow"):
+    with st.container(key="coref_narrow") if top is None else top.container(key="coref_narrow"):
         _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
                       key="coref_arrows_phone", name=(COREF_MODEL, file_label(layer, h), f"word{src}", "arrows_phone"),
                       caption=caption_line(COREF_MODEL, head_label(layer, h), text=text))
@@ -193,7 +194,7 @@ def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int]):
     _export.chart(plot_head_ranking(acc.accuracy, chosen=chosen,
                                     baselines={_("first noun"): acc.baseline_first_noun,
                                                _("nearest noun"): acc.baseline_nearest_noun}),
-                  key="coref_ranking", name=(COREF_MODEL, "head_accuracy"),
+                  key="coref_ranking", name=(COREF_MODEL, "head_accuracy"), main=True,
                   title=_("Each head's accuracy on held-out pronouns"),
                   caption=caption_line(COREF_MODEL, _("{n} held-out pronouns").format(n=acc.n_refs),
                                        _("{head}: the coreference head").format(head=head_label(layer, h))))
@@ -235,12 +236,13 @@ def pair_view(device_name: str, chosen: tuple[int, int]):
     _export.chart(plot_pair_difference(diff.reshape(L * H, n), tokens=run_a.tokens[:n],
                                        row_labels=[head_label(*divmod(i, H)) for i in range(L * H)],
                                        title=_("A − B at “{word}”").format(word=esc(run_a.tokens[pa[0]]))),
-                  key="coref_diff", name=(COREF_MODEL, "minimal_pair", "difference"),
+                  key="coref_diff", name=(COREF_MODEL, "minimal_pair", "difference"), main=True,
                   caption=caption_line(COREF_MODEL, _("every head"), text=f"A: {a} B: {b}"))
 
 
 def render():
     st.title(_("Coreference: which head points “it” at “restaurant”?"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.markdown(_("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: trained "
                   "here on real English text, then on a generated course world of pronoun sentences. Nobody told any "
                   "head where to look: training only asked the model to fill in masked pieces and to name the noun "

@@ -11,7 +11,7 @@ import unicodedata
 import numpy as np
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _url
+from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import esc, md, visible
 from app_pages._numbers import plain, prob
 from i18n import N_, _, language, ngettext
@@ -113,6 +113,7 @@ def describe(name: str, meta: dict) -> str:
 
 def render():
     st.title(_("Decoder & generation"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.caption(_("A GPT-style decoder predicts the next piece of text from the pieces on its left only; fed its own "
                  "output back, it writes. Type anything, English or Chinese: it is read in byte-level BPE pieces, "
                  "so no word is unknown."))
@@ -175,7 +176,7 @@ def next_token(gpt, dev, tok, prompt, prompt_ids):
     order = np.argsort(-probs)[:top_n]
     pieces = [visible(tok.piece(i)) for i in order]
     title = _("Pr(next token | “{prompt}”), T = {t}").format(prompt=esc(prompt[-60:]), t=f"{temp:g}")
-    _export.chart(plot_next_token_bars(pieces, probs[order], chosen=pieces[0], title=title), key="next_bars",
+    _export.chart(plot_next_token_bars(pieces, probs[order], chosen=pieces[0], title=title), key="next_bars", main=True,
                   name=(gpt, "next_token", f"T{temp:g}"), caption=caption_line(gpt, f"T = {temp:g}", text=prompt))
     entropy = float(-(probs * np.log(np.clip(probs, 1e-300, None))).sum())
     m1, m2, m3 = st.columns(3)
@@ -263,7 +264,7 @@ def step_by_step(gpt, dev, tok, model, prompt_ids, prompt):
         _export.chart(plot_causal_growth(w, tokens, upto=row, n_prompt=run.n_prompt,
                                          title=_("Causal attention after feeding “{token}” ({head})").format(
                                              token=esc(tokens[row]), head=shown)),
-                      key="gen_growth", name=(*stem, f"step{step}", "causal_attention"), caption=about)
+                      key="gen_growth", main=True, name=(*stem, f"step{step}", "causal_attention"), caption=about)
         future = np.triu(np.ones_like(w, dtype=bool), 1)
         st.caption(_("Rows appear one per fed token (red box: the newest). Right of the red staircase is the future: "
                      "largest weight there, over all layers and heads: {largest}.").format(
@@ -311,7 +312,7 @@ def beams(gpt, dev, tok, prompt_ids, prompt):
                                  [nd.logprob for nd in tree.nodes], [nd.score for nd in tree.nodes],
                                  [nd.status for nd in tree.nodes], best_path=path,
                                  title=_("Beam tree: width {width}; {legend}").format(width=width, legend=legend)),
-                  key="beam_tree", name=(gpt, "beam_tree", f"width{width}", f"{beam_len}tokens"),
+                  key="beam_tree", main=True, name=(gpt, "beam_tree", f"width{width}", f"{beam_len}tokens"),
                   caption=caption_line(gpt, _("width {width}").format(width=width), f"α = {alpha:g}", text=prompt))
     cols = [_("rank"), _("continuation"), _("Σ log p"), _("score / n^α"), _("ended with [EOS]")]
     yes, no = _("yes"), _("no")
@@ -434,7 +435,7 @@ def objectives(gpt, dev, tok):
     mlm, clm, dec_w = losses.mlm, losses.clm, losses.weights
     _export.chart(plot_objectives(shown, mlm, clm, title=_("Loss terms per piece (−log p of the true piece)"),
                                   unit=_("piece")),
-                  key="obj_losses", name=(encoder, gpt, "objectives"),
+                  key="obj_losses", main=True, name=(encoder, gpt, "objectives"),
                   caption=caption_line(encoder, gpt, text=sentence))
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Encoder loss terms"), _("{k} of {n}").format(k=len(masked), n=len(ids)))

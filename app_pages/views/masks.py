@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _predict, _resources, _runs, _url
+from app_pages import _export, _predict, _present, _resources, _runs, _url
 from app_pages._markup import visible
 from i18n import N_, _, ngettext
 from labels import file_label, head_label, head_only, layer_label
@@ -203,7 +203,8 @@ def pattern_caption(n: int, side: str, chosen: tuple) -> str:
     return caption_line(f"N = {n}", f"{side}: {title}", ", ".join(f"{k} {v}" for k, v in sorted(params.items())))
 
 
-def lab_section():
+def lab_section(shown: bool = True):
+    """The pattern lab (drawn on every run: the receptive field reads its patterns); shown: its tab is open."""
     st.subheader(_("Pattern lab"))
     _url.stale_number("masks_n", 4, MAX_DRAW_N, _("sequence length"), 32)
     n = int(st.number_input(_("Sequence length N"), 4, MAX_DRAW_N, 32, 4, key="masks_n", bind=BIND,
@@ -217,7 +218,7 @@ def lab_section():
             st.markdown(_("**Pattern {side}**").format(side=side))
             key, params, causal = pattern_controls(f"masks_{side}", n, default, dict(width=LAB_WIDTH))
             chosen[side] = (key, params, causal, built(key, n, params, causal))
-    cols = st.columns(2)
+    cols = ((_present.main() if shown else None) or st).columns(2)      # presenting: the two masks first
     for col, side in zip(cols, "AB"):
         key, params, causal, m = chosen[side]
         if m is None:
@@ -250,7 +251,7 @@ def reach_section(n: int, chosen: dict):
     _url.stale_number("masks_k", 1, 16, _("layers"), 2)
     k = st.slider(_("layers k"), 1, 16, 2, key="masks_k", bind=BIND, persist_state=KEEP)
     max_layers = 32 if n <= 256 else 12
-    cols, shares = st.columns(2), {}
+    cols, shares = (_present.main() or st).columns(2), {}
     for col, side in zip(cols, "AB"):
         key, params, causal, m = chosen[side]
         if m is None:
@@ -340,7 +341,7 @@ def live_section():
                              persist_state=KEEP)
     head = hc.select_slider(_("head"), range(H), 0, format_func=head_only, key="masks_head", bind=BIND,
                             persist_state=KEEP)
-    a, b = st.columns(2)
+    a, b = (_present.main() or st).columns(2)
     about = caption_line(name, head_label(layer, head), text=text)
     with a:
         _export.chart(heatmap.plot_heatmap(run.weights[layer, head], x_labels=labels, y_labels=labels,
@@ -387,7 +388,7 @@ def cost_section():
     counts = {f"{pattern_name(k)} ~ {_(masks.PATTERNS[k].growth)}": pairs_curve(k, tuple(sorted(
         (p, v) for p, v in params.items() if p in masks.PATTERNS[k].defaults()))) for k in chosen}
     _export.chart(viz.plot_pairs_growth(SIZES, counts, title=_("Allowed (query, key) pairs against N")),
-                  key="masks_pairs", name="mask_pairs_against_N",
+                  key="masks_pairs", name="mask_pairs_against_N", main=True,
                   caption=caption_line(_("window {w}").format(w=w), _("{g} global").format(g=g)))
     measure_section(w, g)
 
@@ -446,6 +447,7 @@ def measure_section(w: int, g: int):
 
 def render():
     st.title(_("Masks & sparse attention"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.markdown(_("A mask decides which keys each query may attend: blocked scores become −∞ before the softmax, so "
                   "their weights are exactly 0. Dense attention pays for all N² pairs; windows, dilation and a few "
                   "global tokens keep the cost linear in N while information still spreads across the input layer "
@@ -457,7 +459,7 @@ def render():
     _url.stale_link("masks_tab", tabs, _("the tab"), tabs[0])
     lab, reach_tab, live, price = st.tabs(tabs, key="masks_tab", on_change="rerun", bind=BIND)
     with lab:
-        n, chosen = lab_section()
+        n, chosen = lab_section(lab.open)
     if reach_tab.open:
         with reach_tab:
             reach_section(n, chosen)

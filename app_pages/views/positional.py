@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _url
+from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._numbers import plain
 from i18n import N_, _
 from labels import file_label, head_label, head_only, layer_label
@@ -45,7 +45,7 @@ def waves_section():
     d = c2.selectbox("d_model", WIDTHS, index=3, key="pe_d", bind=BIND, persist_state=KEEP)
     pe = sinusoidal(int(n), d)
     about = sinusoidal_about(n, d)
-    _export.chart(vp.plot_pe_heatmap(pe), key="pe_heatmap", name=("sinusoidal_table", f"N{int(n)}", f"d{d}"),
+    _export.chart(vp.plot_pe_heatmap(pe), key="pe_heatmap", main=True, name=("sinusoidal_table", f"N{int(n)}", f"d{d}"),
                   title=_("The sine/cosine position table"), caption=about)
     default = [x for x in (0, 1, 10, 40) if x < d]
     dims = st.multiselect(_("Dimensions to draw as waves"), list(range(d)), default=default, max_selections=8,
@@ -90,7 +90,7 @@ def similarity_section():
     c1, c2 = st.columns(2)
     about = sinusoidal_about(n, d)
     _export.chart(vp.plot_signed(sim, title="PE(i) · PE(j)", x_title=_("position j"), y_title=_("position i"),
-                                 value_name=_("dot product")), key="sim_matrix", where=c1,
+                                 value_name=_("dot product")), key="sim_matrix", main=True, where=c1,
                   name=("sinusoidal_similarity", f"N{n}", f"d{d}"), caption=about)
     _export.chart(vp.plot_offset_profile({_("sinusoidal"): prof}), key="sim_profile", where=c2,
                   name=("sinusoidal_similarity_by_offset", f"N{n}", f"d{d}"),
@@ -126,7 +126,7 @@ def shift_section():
     about = caption_line(_("sinusoidal positions"), _("offset k = {k}").format(k=int(k)), _("d_model {d}").format(d=d))
     _export.chart(vp.plot_signed(m, title=_("M_{k} (first {n} dimensions)").format(k=k, n=show),
                                  x_title=_("input dimension"), y_title=_("output dimension"), value_name=_("entry"),
-                                 decimals=6), key="shift_matrix",
+                                 decimals=6), key="shift_matrix", main=True,
                   where=c1, name=("shift_matrix", f"k{int(k)}", f"d{d}"), caption=about)
     _export.chart(vp.plot_shift_errors(errors, start), key="shift_errors", where=c2,
                   name=("shift_errors", f"k{int(k)}", f"d{d}"),
@@ -155,7 +155,7 @@ def learned_section():
     c1, c2 = st.columns(2)
     about = caption_line(name, _("learned positions"))
     _export.chart(vp.plot_signed(table, title=_("Learned table"), x_title=_("dimension"), y_title=_("position"),
-                                 value_name=_("value")), key="learned_table", where=c1,
+                                 value_name=_("value")), key="learned_table", main=True, where=c1,
                   name=(name, "learned_positions"), caption=about)
     _export.chart(vp.plot_signed(cos, title=_("Cosine similarity of positions"), x_title=_("position"),
                                  y_title=_("position"), value_name=_("cosine")), key="learned_sim", where=c2,
@@ -385,7 +385,8 @@ def order_section():
     axes = dict(x_title=_("key"), y_title=_("query"), value_name=_("weight"), height=height)
     _export.chart(plot_heatmap(ra.weights[layer, head], x_labels=ra.tokens, y_labels=ra.tokens,
                                title=_("Sentence, positions {switch}").format(switch=switch), **axes),
-                  key="order_heat_a", where=c1, name=(*stem, "sentence"), caption=caption_line(name, label, text=a))
+                  key="order_heat_a", main=True, where=c1, name=(*stem, "sentence"),
+                  caption=caption_line(name, label, text=a))
     _export.chart(plot_heatmap(rb.weights[layer, head], x_labels=rb.tokens, y_labels=rb.tokens,
                                title=_("Reordered, positions {switch}").format(switch=switch), **axes),
                   key="order_heat_b", where=c2, name=(*stem, "reordered"), caption=caption_line(name, label, text=b))
@@ -452,6 +453,7 @@ def length_section():
 
 def render():
     st.title(_("Positional encodings"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.caption(_("Why word order needs positions, and five ways to give them: sinusoidal, learned, RoPE, ALiBi, and "
                  "a bias learned per offset."))
     sections = [order_section, waves_section, similarity_section, shift_section,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _predict, _resources, _runs, _state, _url
+from app_pages import _export, _predict, _present, _resources, _runs, _state, _url
 from app_pages._markup import esc, md
 from app_pages._numbers import plain
 from i18n import N_, _
@@ -391,7 +391,7 @@ def norm_comparison_section(model, s: steps.HeadSteps, token: int, mask):
                   "standardising step is drawn; each then applies its own learned γ and β.").format(
         layer=layer_label(s.layer), what=what, T=T, C=C))
     about = caption_line(layer_label(s.layer), text=" ".join(s.tokens))
-    _export.chart(plot_norm_heatmaps(c.x, c.layer, c.batch, tokens=s.tokens), key="norm_heatmaps",
+    _export.chart(plot_norm_heatmaps(c.x, c.layer, c.batch, tokens=s.tokens), key="norm_heatmaps", main=True,
                   name=(layer_label(s.layer), "layernorm_vs_batchnorm"), caption=about)
     stats = {k: dict(zip(("token_mean", "token_std", "dim_mean", "dim_std"), (*c.stats(k, 1), *c.stats(k, 0))))
              for k in ("x", "layer", "batch")}
@@ -438,6 +438,7 @@ def causal_section(model, s: steps.HeadSteps, about: About):
 
 def render():
     st.title(_("Self-attention, step by step"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.markdown(_("One attention step done on real numbers: any head of the trained model on a sentence you type, "
                   "and the lecture's small example."))
     name = _resources.selected_text_model()

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _url
+from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import md
 from i18n import N_, _
 from labels import file_label, head_label, head_only, layer_label
@@ -142,7 +142,7 @@ def cross_section(run, layer: int, head: int | str, about):
     _export.chart(plot_head_grid(run.cross_weights[layer], x_labels=src, y_labels=written,
                                  x_title=x_title, y_title=y_title,
                                  title=_("Cross-attention, {layer}, every head").format(layer=layer_label(layer))),
-                  width="stretch", key="tr_cross_grid",
+                  width="stretch", key="tr_cross_grid", main=True,
                   name=(TRANSLATOR, layer_label(layer), "cross_attention_every_head"), caption=about(every))
     _export.chart(plot_heatmap(pick(run.cross_weights, layer, head), x_labels=src, y_labels=written,
                                x_title=x_title, y_title=y_title, value_name=_("weight"),
@@ -158,7 +158,8 @@ def alignment_section(run, layer: int, head: int | str, about):
     w = pick(run.cross_weights, layer, head)
     _export.chart(plot_alignment(w, src_tokens=run.src_tokens, tgt_tokens=run.written, threshold=threshold,
                                  title=_("Alignment, {head}").format(head=which(layer, head))),
-                  width="stretch", key="tr_alignment", name=(TRANSLATOR, file_part(layer, head), "alignment"),
+                  width="stretch", key="tr_alignment", main=True,
+                  name=(TRANSLATOR, file_part(layer, head), "alignment"),
                   caption=about(which(layer, head)))
     top = w.argmax(axis=1)
     st.caption(_("Strongest source word per target token: {pairs}").format(pairs=", ".join(
@@ -171,7 +172,7 @@ def self_section(run, layer: int, which: str, about):
         st.markdown(_("The encoder reads the whole English sentence; every word may look at every other."))
         _export.chart(plot_head_grid(run.enc_weights[layer], x_labels=run.src_tokens, y_labels=run.src_tokens,
                                      title=_("Encoder self-attention, {layer}").format(layer=layer_label(layer))),
-                      width="stretch", key="tr_enc_grid",
+                      width="stretch", key="tr_enc_grid", main=True,
                       name=(TRANSLATOR, layer_label(layer), "encoder_self_attention"), caption=about(every))
         return
     st.markdown(_("The decoder's first attention is masked: the step that writes token *t* sees only "
@@ -179,7 +180,7 @@ def self_section(run, layer: int, which: str, about):
     _export.chart(plot_head_grid(run.weights[layer], x_labels=run.tokens, y_labels=run.tokens,
                                  x_title=_("decoder input (key)"), y_title=_("decoder input (query)"),
                                  title=_("Decoder masked self-attention, {layer}").format(layer=layer_label(layer))),
-                  width="stretch", key="tr_dec_grid",
+                  width="stretch", key="tr_dec_grid", main=True,
                   name=(TRANSLATOR, layer_label(layer), "decoder_self_attention"), caption=about(every))
 
 
@@ -219,7 +220,7 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
         _export.chart(plot_heatmap(forced.cross_weights[layer].mean(0), x_labels=forced.src_tokens,
                                    y_labels=forced.written, x_title=_("source word"), y_title=_("target (forced)"),
                                    value_name=_("weight"), title=mean_title),
-                      width="stretch", key="tr_forced_cross",
+                      width="stretch", key="tr_forced_cross", main=True,
                       name=(TRANSLATOR, f"{layer_label(layer)}mean", "teacher_forcing_cross_attention"),
                       caption=caption_line(TRANSLATOR, which(layer, MEAN), text=f"{text} → {forced_text}"))
     with right:
@@ -250,6 +251,7 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
 
 def render():
     st.title(_("Translation: an encoder-decoder at work"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.markdown(_("English in, Chinese out. The encoder reads the English sentence; the decoder writes Chinese one "
                   "character at a time, and its **cross-attention** looks back at the English words. Chinese puts "
                   "modifiers, place and time *before* what they describe, so the alignment is not a diagonal."))

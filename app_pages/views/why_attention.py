@@ -9,7 +9,7 @@ import streamlit as st
 from babel.numbers import format_compact_decimal
 
 import i18n
-from app_pages import _export, _resources, _runs, _url
+from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import md
 from i18n import N_, _
 from model.analysis import recurrence, sizes
@@ -78,8 +78,8 @@ def input_size_section():
         words=_words(dense), size=_bytes(dense), ratio=f"{dense / attn:,.0f}", n=n, more=n + 1, inputs=(n + 1) * d))
     grid = sizes.growth(d, max(10 * n, 1000))
     _export.chart(plot_param_growth(grid["N"], grid["dense"], grid["attention"], d=d, marked_n=n,
-                                    title=_("Parameters against N at D = {d:,}").format(d=d)), key="why_growth",
-
+                                    title=_("Parameters against N at D = {d:,}").format(d=d)),
+                  key="why_growth", main=True,
                   name=("dense_vs_attention_parameters", f"N{n}", f"D{d}"),
                   caption=caption_line(f"N = {n:,}", f"D = {d:,}"))
 
@@ -127,7 +127,7 @@ def parameters_section():
     grid = sizes.growth(c["d_model"], 1000)
     title = _("d_model = {d}: a dense layer grows with N, the model does not").format(d=c["d_model"])
     _export.chart(plot_param_growth(grid["N"], grid["dense"], grid["attention"], d=c["d_model"],
-                                    model=(name, total), title=title), key="why_model_growth", where=right,
+                                    model=(name, total), title=title), key="why_model_growth", main=True, where=right,
                   name=(name, "parameters_vs_N"), caption=caption_line(name, f"d_model {c['d_model']}"))
 
 
@@ -175,7 +175,7 @@ def rnn_section():
                                                       repeats=recurrence.REPEATS))
     _export.chart(plot_rnn_timing([t.n for t in timings], [t.rnn_ms for t in timings],
                                   [t.rnn_library_ms for t in timings], [t.attention_ms for t in timings]),
-                  key="why_rnn_timing", name=("rnn_vs_attention_time", f"d{width}"),
+                  key="why_rnn_timing", main=True, name=("rnn_vs_attention_time", f"d{width}"),
                   caption=caption_line(f"d_model {width}", _("measured on {device}").format(device=dev)))
     st.dataframe(pd.DataFrame({"N": [t.n for t in timings], _("RNN steps run"): [t.rnn_steps for t in timings],
                                _("RNN, Python loop (ms)"): [round(t.rnn_ms, 2) for t in timings],
@@ -201,6 +201,7 @@ def rnn_section():
 
 def render():
     st.title(_("Why attention"))
+    _present.slot()                    # presenting: the main figure (the open tab's) comes first
     st.caption(_("What the course texts argue before self-attention: a text is too large and too variable for a "
                  "dense layer, self-attention's parameters do not depend on its length, and an RNN must walk it step "
                  "by step."))

@@ -85,3 +85,25 @@ def test_the_way_back_is_offered_even_when_the_page_stops_early():
     assert any("Type some text" in w.value for w in at.warning)
     switch(at).set_value("Off").run()
     assert HIDES_SIDEBAR not in css(at)
+
+
+INPUTS = {"text_area", "text_input", "selectbox", "number_input", "slider", "select_slider", "multiselect"}
+
+
+def _first(at, chart_key: str) -> str:
+    """"chart" when the chart keyed chart_key comes before every input of the page's main area, else "input"."""
+    for node in _walk(at.main):
+        if node.type in INPUTS:
+            return "input"
+        if node.type == "plotly_chart" and chart_key in (node.proto.id or ""):
+            return "chart"
+    raise AssertionError(f"no chart {chart_key} on the page")
+
+
+@pytest.mark.parametrize("page, chart_key", [
+    ("coreference.py", "coref_arrows"), ("masks.py", "masks_plot_A"), ("positional.py", "order_heat_a"),
+    ("generation.py", "next_bars"), ("translation.py", "tr_cross_grid"), ("architecture.py", "arch_diagram"),
+    ("why_attention.py", "why_growth")])
+def test_presenting_puts_each_pages_main_figure_above_its_controls(page, chart_key):
+    # the usual page draws it below its inputs (checked on the explorer above); presenting, above every one
+    assert _first(open_link(page, present="Light", predict="false"), chart_key) == "chart"

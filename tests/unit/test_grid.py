@@ -152,3 +152,20 @@ def test_attends_to_panels_wrap_into_rows_inside_the_figure(n_heads):
     domains = [v["domain"] for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
     assert len(domains) == 2 * n_heads
     assert all(0 <= lo < hi <= 1 for lo, hi in domains)
+
+
+def test_the_zoomed_heads_log_colour_bar_is_ticked_where_the_map_gives_those_weights_their_colour():
+    from plotly.colors import sample_colorscale
+    w = np.full((3, 3), 1 / 3, np.float32)
+    fig = grid.plot_zoom(w, q_labels=list("abc"), k_labels=list("abc"), log=True)
+    heat = next(t for t in fig.data if t.type == "heatmap")
+    bars = [t for t in fig.data if t.type == "scatter" and t.marker.showscale]
+    assert heat.showscale is False and len(bars) == 1           # one bar, on the log scale, not the linear one
+    bar = bars[0].marker
+    assert [float(t) for t in bar.colorbar.ticktext] == [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
+    for pos, text in zip(bar.colorbar.tickvals, bar.colorbar.ticktext):
+        on_map = sample_colorscale([list(s) for s in heat.colorscale], [float(text)])[0]   # the cell's colour
+        on_bar = sample_colorscale([list(s) for s in bar.colorscale], [pos])[0]          # the bar's at the tick
+        assert on_map == on_bar, (text, on_map, on_bar)
+    linear = grid.plot_zoom(w, q_labels=list("abc"), k_labels=list("abc"))
+    assert [t.type for t in linear.data] == ["heatmap"] and linear.data[0].showscale is not False

@@ -158,3 +158,12 @@ def test_no_browser_is_told_in_words(monkeypatch):
     assert render.browser_path() is None
     with pytest.raises(render.RenderError, match=re.escape("apt-get install chromium")):
         _export.slide_png(plot_row_norms(np.ones(4), 1.0), "caption")
+
+
+def test_a_log_coloured_zoom_keeps_its_one_log_colour_bar_on_the_slide():
+    from viz import grid
+    fig = grid.plot_zoom(weights(4, 4), q_labels=TOKENS[:4], k_labels=TOKENS[:4], log=True)
+    s = slide.slide_figure(fig, caption="coref_encoder · L3 H1")
+    shown = [t for t in s.data if t.type == "heatmap" and t.showscale is not False]
+    shown += [t for t in s.data if t.type == "scatter" and t.marker.showscale]
+    assert len(shown) == 1 and list(shown[0].marker.colorbar.ticktext) == grid.log_ticks()["ticktext"]
