@@ -1,7 +1,8 @@
 """The Chinese interface (lang=zh): every page, every lazy tab, shows no English of its own. What may stay in Latin
 script: the terms the Chinese course texts themselves keep in Latin (LATIN_TERMS: Transformer, token, softmax, BERT…),
 model and file names, numbers and symbols, and whatever is the model's text: quoted words, the text in the page's
-text boxes and its pieces. The catalogues' own checks are in tests/unit/test_catalogues.py."""
+text boxes and its pieces. The catalogues' own checks are in tests/unit/test_catalogues.py. The same render also
+checks every layer and head label the page shows (tests/app/label_rules.py: labels read alike in both languages)."""
 import json
 import re
 
@@ -11,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 import i18n
 from tests.app.conftest import ROOT
 from tests.app.every_view import TAB_KEYS, VIEWS, view_id
+from tests.app.label_rules import check_page
 
 # Latin-script words of the three Chinese course texts (../shared/seeds/), kept as they keep them, and the names of
 # formats, devices and libraries the app shows, and the names of cited authors (Abnar & Zuidema: rollout)
@@ -118,3 +120,4 @@ def test_every_page_speaks_chinese(page, state):
     sidebar, _ = interface_strings(at.sidebar)
     assert strings
     assert english_left(strings + sidebar, typed) == {}
+    check_page(at, page)
