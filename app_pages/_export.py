@@ -44,6 +44,8 @@ def chart(fig, *, name, caption: str, key: str | None = None, title: str | None 
     top = _present.main() if main else None
     where = top if top is not None else where if where is not None else st
     fig = _present.figure(fig)
+    if _present.mode() is not None and fig.layout.width:      # a square map, as wide as its cells need
+        kwargs["width"] = int(fig.layout.width)
     file = stem(name)
     width, height = slide.slide_size(fig)
     config = {"displaylogo": False, **kwargs.pop("config", {}),

@@ -19,7 +19,7 @@ import streamlit as st
 import i18n
 from app_pages._url import BIND, KEEP, stale_link
 from i18n import N_, _
-from viz.slide import one_square_map
+from viz.slide import one_square_map, square_map_width
 
 KEY = "present"
 MODES = (N_("Off"), N_("Light"), N_("Dark"))
@@ -100,7 +100,8 @@ def main():
 
 
 def figure(fig):
-    """A Plotly figure as presentation mode shows it: type ×SCALE, dark colours in dark mode; unchanged when not
+    """A Plotly figure as presentation mode shows it: type ×SCALE, dark colours in dark mode, a square map as tall
+    as the screen and only as wide as it needs (layout.width set: draw it at that width); unchanged when not
     presenting. Returns the figure (changed in place)."""
     m = mode()
     if m is None:
@@ -108,7 +109,7 @@ def figure(fig):
     size = (fig.layout.font.size or 14) * SCALE
     fig.update_layout(font_size=size, title_font_size=size * 1.15, hoverlabel_font_size=size)
     if one_square_map(fig.data):            # a square map as tall as a 720-px screen allows, its cells square
-        fig.update_layout(height=MAP_HEIGHT)
+        fig.update_layout(height=MAP_HEIGHT, width=square_map_width(fig, MAP_HEIGHT, size))
         fig.update_yaxes(scaleanchor="x", constrain="domain")
         fig.update_xaxes(constrain="domain")
     if m == "dark":

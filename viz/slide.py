@@ -60,12 +60,22 @@ def slide_size(fig: go.Figure) -> tuple[int, int]:
     return int(min(WIDTH, max(HEIGHT, left + side + 60 + COLOUR_BAR))), height
 
 
-def _text_px(labels) -> float:
-    """About how wide the longest label is at the slide's tick font (a wide CJK character counts twice)."""
+def _text_px(labels, font: float = TICK_FONT) -> float:
+    """About how wide the longest label is at a font size (the slide's tick font by default; a wide CJK character
+    counts twice)."""
     if labels is None or not len(labels):
         return 40.0
     longest = max(_columns(str(t)) for t in labels)
-    return longest * TICK_FONT * 0.55 + 10
+    return longest * font * 0.55 + 10
+
+
+def square_map_width(fig: go.Figure, height: int, font: float) -> int:
+    """The width (layout px) that gives the square map of `fig` (one_square_map) square cells at this height and font
+    with its labels and colour bar beside it, no wider: the bar then sits next to the map, not a screen away."""
+    trace = next(t for t in fig.data if t.type == "heatmap")
+    left, below = _text_px(trace.y, font), _text_px(trace.x, font) * 0.87      # x labels are turned by 60°
+    side = max(200, height - 70 - below - 2.5 * font)           # 70: the title; then the x labels and the axis title
+    return int(left + 2.5 * font + side + COLOUR_BAR + 2 * font)
 
 
 def _columns(text: str) -> int:
