@@ -113,7 +113,9 @@ def figure(fig):
         fig.update_yaxes(scaleanchor="x", constrain="domain")
         fig.update_xaxes(constrain="domain")
     if m == "dark":
-        fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"])
+        fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"],
+                          title_font_color=DARK["ink"])          # a title's own colour would stay dark on dark
+        fig.update_annotations(font_color=DARK["ink"])          # subplot titles too
         axes = dict(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"], tickfont_color=DARK["ink"],
                     title_font_color=DARK["ink"])
         fig.update_xaxes(**axes)

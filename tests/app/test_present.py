@@ -32,6 +32,13 @@ def test_a_dark_link_presents_the_page_and_off_gives_it_back():
     assert HIDES_SIDEBAR not in css(at) and in_sidebar(at)
 
 
+def test_dark_figures_write_their_titles_in_the_light_ink():
+    spec = plotly_chart(open_link("translation.py", present="Dark"), "tr_cross_grid")
+    assert spec["layout"]["paper_bgcolor"] == _present.DARK["paper"]
+    assert spec["layout"]["title"]["font"]["color"] == _present.DARK["ink"]
+    assert {a["font"]["color"] for a in spec["layout"]["annotations"]} == {_present.DARK["ink"]}     # H0, H1, …
+
+
 def test_light_presents_without_dark_colours():
     at = open_link("masks.py", present="Light")
     assert HIDES_SIDEBAR in css(at) and _present.DARK["paper"] not in css(at)
