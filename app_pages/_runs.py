@@ -243,6 +243,14 @@ def objective_losses(name: str, device: str, ids: tuple, masked: tuple, encoder:
     return ObjectiveLosses(mlm, clm, weights)
 
 
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def sentence_probability(name: str, device: str, text: str):
+    """SentenceProbability of a non-empty text under the decoder `name` (model.tasks.chain_rule)."""
+    from model.tasks.chain_rule import sentence_probability as score
+    model, _ = load_model(name, device)
+    return score(model, load_tokenizer(name), text)
+
+
 # ---- images ----
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def load_image_bytes(data: bytes):

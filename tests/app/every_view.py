@@ -3,7 +3,8 @@ the default leaves undrawn, and the answers the predictions hide (predict off). 
 before the run), the values in English."""
 VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": "Attends to & statistics"}),
          ("tokenization.py", {}), ("coreference.py", {}),
-         ("coreference.py", {"predict": False}), ("generation.py", {}), ("translation.py", {}),
+         ("coreference.py", {"predict": False}), ("generation.py", {}),
+         ("generation.py", {"gen_tab": "Sentence probability"}), ("translation.py", {}),
          ("masks.py", {}), ("masks.py", {"predict": False}), ("images.py", {}),
          ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],

@@ -27,6 +27,7 @@ English Language
 """.split()}                                   # (the language switch names each language in its own words)
 # proper names: authors the explorer cites, an activation function (named like ReLU, which the texts keep), a model
 LATIN_TERMS |= {w.lower() for w in "Clark Abnar Zuidema GELU translator".split()}
+LATIN_TERMS |= {"pr", "exp"}                 # the textbook writes probabilities Pr(t_1, …, t_N) and exp in Latin
 LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 2020): the masks page's random pattern
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # first, HTML entities become spaces and back-to-back tags are parted, so a chip's "0·2</sub></span><span title=…>"

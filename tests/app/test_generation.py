@@ -63,11 +63,11 @@ def set_prompt(at, text):
 def test_page_renders_every_tab(at):
     assert at.title[0].value == "Decoder & generation"
     assert [t.label for t in at.tabs] == ["Next token", "Generate step by step", "Beam search",
-                                          "Fill-in (encoder)", "Objectives side by side"]
+                                          "Fill-in (encoder)", "Objectives side by side", "Sentence probability"]
     drawn = {}
     for tab, chart in (("Next token", "next_bars"), ("Generate step by step", "gen_growth"),
                        ("Beam search", "beam_tree"), ("Fill-in (encoder)", "fill_bars_0"),
-                       ("Objectives side by side", "obj_losses")):
+                       ("Objectives side by side", "obj_losses"), ("Sentence probability", "chain_bars")):
         show(at, tab)
         drawn[tab] = [c.proto.id for c in at.get("plotly_chart")]
         assert plotly_chart(at, chart)["data"], tab
@@ -356,3 +356,30 @@ def test_a_new_objectives_sentence_gets_a_fresh_15_percent(at):
     assert not at.exception and not at.error
     picked, labels = at.multiselect(key="obj_masked").value, at.multiselect(key="obj_masked").options
     assert len(picked) == max(1, round(0.15 * len(labels))) and set(picked) <= set(labels)
+
+
+def test_the_chain_rule_tab_shows_the_models_factors_and_their_sum(at, gpt):
+    from app_pages.views.chain_rule import DEFAULTS, power_of_ten
+    show(at, "Sentence probability")
+    model, meta, _tok = gpt
+    tok = text_input.tokenizer_of(meta)
+    metrics = {m.label: m.value for m in at.metric}
+    for side, text in DEFAULTS.items():
+        ids = text_input.encode(tok, text, "bos").ids
+        with torch.no_grad():                                          # Σ ln Pr(t_i | t_<i), written out here
+            logp = torch.log_softmax(model(torch.tensor([ids]))[0].double(), -1)
+        total = float(sum(logp[i, ids[i + 1]] for i in range(len(ids) - 1)))
+        assert metrics[f"ln Pr(sentence {side})"] == f"{total:.2f}"
+        assert metrics[f"Pr(sentence {side})"] == power_of_ten(total)
+    bars = plotly_chart(at, "chain_bars")["data"]
+    assert [len(plotly_array(b["y"])) for b in bars] == [len(text_input.encode(tok, t, "plain").ids)
+                                                          for t in DEFAULTS.values()]
+    assert any("Sentence A is" in t for t in texts(at))                 # the grammatical one wins
+    show(at, "Next token")
+
+
+def test_power_of_ten_reads_like_a_textbook():
+    from app_pages.views.chain_rule import power_of_ten
+    assert power_of_ten(-40.1) == "3.8 × 10⁻¹⁸"                         # e^−40.1 = 3.85e-18
+    assert power_of_ten(np.log(0.0123)) == "0.0123"
+    assert power_of_ten(np.log(9.96e-7)) == "1.0 × 10⁻⁶"
