@@ -25,4 +25,6 @@ def plot_chain_rule(rows: dict[str, tuple[list[str], np.ndarray]], *, title: str
                              hovertemplate=hover), row=r, col=1)
         fig.update_yaxes(range=[low * 1.05, 0], title=_("ln Pr(piece | before)"), row=r, col=1)
         fig.update_xaxes(tickangle=-45, row=r, col=1)
-    return style(fig, title, height=260 * len(rows) + 60)
+    fig = style(fig, title, height=260 * len(rows) + 90)
+    fig.update_layout(margin_t=90 if title else 50)                # the sentences' titles below the figure's
+    return fig

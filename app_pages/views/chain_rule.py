@@ -20,19 +20,19 @@ SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def power_of_ten(log_p: float) -> str:
-    """A probability given by its natural log, written as m × 10ᵏ (−40.1 -> "3.8 × 10⁻¹⁸"): the product of many
-    factors is far too small for fixed decimals."""
+    """A probability (or a ratio of two) given by its natural log, as m × 10ᵏ beyond 10^±3 (−40.1 -> "3.8 × 10⁻¹⁸"),
+    else in plain decimals: the product of many factors is far too small for fixed decimals."""
     exponent = log_p / math.log(10)
     k = math.floor(exponent)
     mantissa = 10 ** (exponent - k)
     if mantissa >= 9.95:                       # 9.96 × 10ᵏ rounds to 10.0: say 1.0 × 10ᵏ⁺¹
         mantissa, k = 1.0, k + 1
-    return f"{mantissa:.1f} × 10{str(k).translate(SUPERSCRIPT)}" if k < -3 else plain(math.exp(log_p), 3)
+    return f"{mantissa:.1f} × 10{str(k).translate(SUPERSCRIPT)}" if not -3 <= k <= 3 else plain(math.exp(log_p), 3)
 
 
 def section(gpt: str, dev: str):
-    st.markdown(_("A decoder gives a whole sentence a probability by the **chain rule**: Pr(t₁ … t_N) = "
-                  "Pr(t₁) · Pr(t₂ | t₁) · … · Pr(t_N | t₁ … t_{N−1}). Each factor is the probability the model gave "
+    st.markdown(_("A decoder gives a whole sentence a probability by the **chain rule**: Pr(t₁ … tₙ) = "
+                  "Pr(t₁) · Pr(t₂ | t₁) · … · Pr(tₙ | t₁ … tₙ₋₁). Each factor is the probability the model gave "
                   "the next piece, read after [BOS] from one pass with the causal mask; adding their logarithms "
                   "gives the sentence's log-probability."))
     cols = st.columns(2)
