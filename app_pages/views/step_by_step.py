@@ -84,10 +84,11 @@ def lecture_about() -> About:
     return About(("worked_example",), caption_line(_("the lecture's worked example"), "np.random.seed(42)"))
 
 
-def show(matrix, title, about: About, what: str, **kw):
-    """One matrix (plot_matrix) with its slide exports, named about.stem + what."""
+def show(matrix, title, about: About, what: str, main: bool = False, **kw):
+    """One matrix (plot_matrix) with its slide exports, named about.stem + what; main: the tab's main figure (first
+    while presenting)."""
     _export.chart(plot_matrix(matrix, title=title, **kw), width="stretch", name=(*about.stem, what),
-                  caption=about.caption)
+                  caption=about.caption, main=main)
 
 
 def about_head(name: str, s: steps.HeadSteps, text: str) -> About:
@@ -227,7 +228,7 @@ def scaling_section(live=None):
                                     title=_("one random query against {n} random keys, d_k = {d_k}").format(
                                         n=N_KEYS, d_k=d_k)),
                   width="stretch", name=("softmax_weights", f"dk{d_k}", "unscaled" if unscaled else "scaled"),
-                  caption=about)
+                  caption=about, main=True)
     curves = _runs.softmax_saturation(D_KS, N_KEYS, int(seed))
     _export.chart(plot_saturation(**curves, current=d_k, n_keys=N_KEYS), width="stretch",
                   name="softmax_saturation_against_dk", title=_("Why √d_k: softmax saturates as d_k grows"),
@@ -295,8 +296,8 @@ def one_head_section(model, s: steps.HeadSteps, token: int, mask, about: About):
     for m, title, w, what in ((s.scores, _("scores QKᵀ ({T}, {T})"), False, "scores"),
                               (s.scaled, _("QKᵀ/√{D} ({T}, {T})"), False, "scaled"),
                               (s.weights, _("weights = softmax(QKᵀ/√d_k) ({T}, {T})"), True, "weights")):
-        show(m, title.format(T=T, D=D), about, what, row_labels=tok, col_labels=tok, col_title=_("key"), weights=w,
-             highlight_row=token)
+        show(m, title.format(T=T, D=D), about, what, main=w, row_labels=tok, col_labels=tok, col_title=_("key"),
+             weights=w, highlight_row=token)
     show(s.Z, _("Z = weights·V ({T}, {D}); the outlined row is the query token's z").format(T=T, D=D), about, "Z",
          row_labels=tok, highlight_row=token)
     frames = stage_frames(s, token)
@@ -337,7 +338,7 @@ def multi_head_section(model, s: steps.HeadSteps, mask, about: About):
          col_groups=D)
     show(mh["W_O"], f"W_O ({C}, {C})", about, "W_O", row_title=_("concatenated dimension"), row_prefix="c",
          height=700)
-    show(mh["out"], _("MultiHead(X) = Concat·W_O + b_O ({T}, {C})").format(T=T, C=C), about, "multihead",
+    show(mh["out"], _("MultiHead(X) = Concat·W_O + b_O ({T}, {C})").format(T=T, C=C), about, "multihead", True,
          row_labels=s.tokens)
     live = steps.explicit_path(model, s.X, s.layer, mask)
     st.caption(_("Largest |difference| to the model's own output for this layer's attention: {diff}").format(
@@ -424,7 +425,7 @@ def causal_section(model, s: steps.HeadSteps, about: About):
     show(c.scaled, _("masked QKᵀ/√d_k ({T}, {T}): −∞ above the diagonal").format(T=T), about, "causal_scaled",
          row_labels=s.tokens, col_labels=s.tokens,
          col_title=_("key"))
-    show(c.weights, _("causal weights ({T}, {T})").format(T=T), about, "causal_weights", row_labels=s.tokens,
+    show(c.weights, _("causal weights ({T}, {T})").format(T=T), about, "causal_weights", True, row_labels=s.tokens,
          col_labels=s.tokens, col_title=_("key"),
          weights=True)
     above = c.weights[~mask]
