@@ -72,6 +72,7 @@ def load(state_dir: Path = STATE_DIR) -> ClassState | None:
 
 def port_free(port: int) -> bool:
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # as the servers bind: TIME_WAIT is no obstacle
         try:
             s.bind((HOST, port))
         except OSError:

@@ -61,16 +61,23 @@ class Session:
         self.ws, self.timeout = ws, timeout
         self.page_hash = ""
         self.widgets: dict[str, WidgetState] = {}
+        self.ids: dict[str, str] = {}              # user key -> widget id, of the widgets drawn so far
 
     def send(self, msg: BackMsg):
         self.ws.send(msg.SerializeToString())
 
-    def receive(self) -> ForwardMsg:
+    def receive(self, timeout: float | None = None) -> ForwardMsg:
+        """The next message (TimeoutError after `timeout`, or the session's timeout)."""
         fwd = ForwardMsg()
-        fwd.ParseFromString(self.ws.recv(timeout=self.timeout))
+        fwd.ParseFromString(self.ws.recv(timeout=self.timeout if timeout is None else timeout))
         kind = fwd.WhichOneof("type")
         if kind == "navigation":                   # the page that ran (st.navigation): the next rerun's page
             self.page_hash = fwd.navigation.page_script_hash
+        elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+            element = fwd.delta.new_element
+            wid = getattr(getattr(element, element.WhichOneof("type") or "", None), "id", None)
+            if isinstance(wid, str) and wid.startswith("$$ID-"):     # "$$ID-<hash>-<key>"
+                self.ids[wid.split("-", 2)[2]] = wid
         return fwd
 
     def run(self, page: str = "", query: str = "") -> list[ForwardMsg]:
