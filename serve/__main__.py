@@ -1,10 +1,11 @@
-"""python -m serve up|down|status|drain|ready|restart: the class setup on one machine (see serve/__init__.py)."""
+"""python -m serve up|down|status|drain|ready|restart: the class setup on one machine (see serve/__init__.py);
+python -m serve warm: warm one running replica (the Kubernetes startup probe)."""
 import argparse
 import json
 import sys
 from pathlib import Path
 
-from serve import local
+from serve import local, replicas
 
 
 def main(argv=None) -> int:
@@ -26,9 +27,18 @@ def main(argv=None) -> int:
     r = sub.add_parser("restart", help="drain a replica, restart and warm it, put it back; the others untouched")
     r.add_argument("replica")
     r.add_argument("--wait", type=float, default=0, help="seconds to let its students leave before the restart")
+    w = sub.add_parser("warm", help="wait for one replica's health, then open the warm-up pages (exit 0 when done)")
+    w.add_argument("--url", default="http://127.0.0.1:8501")
+    w.add_argument("--timeout", type=float, default=100, help="seconds to wait for its health")
     args = p.parse_args(argv)
     try:
-        if args.cmd == "up":
+        if args.cmd == "warm":
+            replicas.wait_healthy(args.url, timeout=args.timeout)
+            problems = replicas.warm(args.url)
+            if problems:
+                raise RuntimeError("warm-up: " + "; ".join(problems))
+            print(f"{args.url} warm")
+        elif args.cmd == "up":
             kw = {} if args.warm is None else {"warm_pages": tuple("" if w == "home" else w for w in args.warm)}
             state = local.up(args.replicas, args.port, args.state, args.first_replica_port, **kw)
             print(f"class up: {state.url}  ({len(state.replicas)} replicas on ports "

@@ -6,6 +6,8 @@ Why each setting:
   and the browser reaches that process by an HTTP GET, a websocket and later uploads; the balancer's cookie sends
   them all to one replica. `leastconn`: a websocket lives as long as the tab, so count open connections;
 - health: GET /_stcore/health must answer "ok" (every 2 s; 2 failures take a replica out, 2 successes back);
+  a replica busy with reruns answers late, so a check waits 10 s before it counts as failed (a dead replica
+  refuses at once);
 - a dead or stopped replica's students are sent elsewhere at once (`option redispatch 1`, connection retries);
 - `timeout tunnel`: an open websocket may stay quiet for an hour (Streamlit pings every 30 s);
 - the limits of serve/limits.py: upload size and rate (issue 18, item 8), request line and headers."""
@@ -88,6 +90,8 @@ backend {BACKEND}
     cookie {COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
     option httpchk GET /_stcore/health
     http-check expect string ok
+    # a busy replica answers late but answers: only a refused or silent one (10 s) is taken out
+    timeout check 10s
     default-server inter 2s fall 2 rise 2
 {servers}
 """

@@ -1,6 +1,6 @@
 """A class of students on the wire: each student is one thread holding one Streamlit websocket through the
 balancer, as a browser tab does (serve/wire.py), never a browser. A student opens the explorer from a link
-with its own sentence (its marker word "s017x" in it), then every 10-30 s (seeded) types a new sentence or picks
+with its own sentence (its marker word "qzq0017xq" in it), then every 10-30 s (seeded) types a new sentence or picks
 another head, and checks what comes back:
 
 - latency: from sending the rerun to Streamlit's script_finished;
@@ -24,7 +24,7 @@ from websockets.exceptions import ConnectionClosed
 from serve import wire
 from serve.balancer import COOKIE
 
-MARKER = re.compile(rb"s\d{3}x")
+MARKER = re.compile(rb"qzq\d{4}xq")   # never by chance in the base64 of a figure's arrays or images (~1e-13 a byte)
 FAILOVER_MAX_S = 10
 HEADS = 4                     # coref_encoder, the explorer's default model: heads H0-H3
 SUBJECTS = ["The cello", "The trophy", "The chef", "The hound", "The waiter", "The knapsack", "The student",
@@ -72,7 +72,7 @@ class Student:
     def __init__(self, idx: int, url: str, t0: float, tally: Tally, stop: threading.Event, seed: int,
                  interval=(10.0, 30.0)):
         self.idx, self.url, self.t0, self.tally, self.stop = idx, url, t0, tally, stop
-        self.marker = f"s{idx:03d}x"
+        self.marker = f"qzq{idx:04d}xq"
         self.rng = random.Random(seed * 100_003 + idx)
         self.interval = interval
         self.text, self.head = sentence(self.rng, self.marker), 0
@@ -188,8 +188,8 @@ class Student:
 
     def _reconnect(self, old):
         """The socket closed: reopen through the balancer within FAILOVER_MAX_S, the view asked back by link."""
-        lost = self.now()
-        self.tally.add("disconnects", (self.idx, lost, self.replica))
+        lost, where = self.now(), self.replica
+        self.tally.add("disconnects", (self.idx, lost, where))
         try:
             old.ws.close()
         except Exception:      # noqa: BLE001 - already closed
@@ -203,8 +203,8 @@ class Student:
                 session.ws.close()
             except (ConnectionClosed, OSError, ConnectionError, TimeoutError):
                 time.sleep(0.25)
-        self.tally.add("errors", f"student {self.idx}: view not back within {FAILOVER_MAX_S} s of losing "
-                                 f"its socket on {self.replica}")
+        self.tally.add("errors", f"student {self.idx} ({where}): view not back within {FAILOVER_MAX_S} s of losing "
+                                 f"its socket")
         return None
 
 

@@ -10,6 +10,11 @@ from serve.load import FAILOVER_MAX_S, Student, Tally, percentile
 P95_TARGET_MS = 2_000
 
 
+def _cpu_s(pids: dict[str, int]) -> float:
+    """CPU seconds the replicas have used so far (user + system, from /proc)."""
+    return sum(replicas.cpu_s(pid) for pid in pids.values() if replicas.alive(pid))
+
+
 def _rss(pids: dict[str, int]) -> dict[str, float]:
     return {name: round(replicas.rss_mb(pid), 1) for name, pid in pids.items() if replicas.alive(pid)}
 
@@ -65,17 +70,20 @@ def run(url: str, pids, levels=(10, 25, 50, 75, 100), hold_s: float = 40, interv
                 s.thread.start()
                 time.sleep(spawn_gap_s)
             _wait_opened(tally, new, timeout=120)
-            t_a = time.perf_counter() - t0
+            t_a, cpu_a = time.perf_counter() - t0, _cpu_s(pids())
             time.sleep(hold_s)
-            t_b = time.perf_counter() - t0
+            t_b, cpu_b = time.perf_counter() - t0, _cpu_s(pids())
             lat = _latencies(tally, t_a, t_b)
+            all_runs = _latencies(tally, t_a, t_b, kinds=("open", "text", "head", "reconnect"))
             rss = _rss(pids())
             per_replica = {}
             for s in students:
                 per_replica[s.replica] = per_replica.get(s.replica, 0) + 1
             row = {"sessions": level, "reruns": len(lat), "p50_ms": percentile(lat, 50),
                    "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99), "errors": len(tally.errors),
-                   "crosstalk": len(tally.crosstalk), "rss_mb": rss, "sessions_per_replica": per_replica}
+                   "crosstalk": len(tally.crosstalk), "rss_mb": rss, "sessions_per_replica": per_replica,
+                   "server_cpu_ms_per_rerun": (cpu_b - cpu_a) * 1e3 / len(all_runs) if all_runs else None,
+                   "server_cpu_share": (cpu_b - cpu_a) / (t_b - t_a)}
             rows.append(row)
             reached = level
             if lat and row["p95_ms"] <= p95_target_ms and not tally.errors:
@@ -112,4 +120,5 @@ def run(url: str, pids, levels=(10, 25, 50, 75, 100), hold_s: float = 40, interv
             "failover_s": failover_s, "fault_errors_on_others": fault_errors,
             "disconnects": len(tally.disconnects), "warmup_errors": len(warm.errors) + len(warm.crosstalk),
             "client_cpu_s": time.process_time() - cpu0, "levels": rows,
-            "error_examples": (tally.errors + tally.crosstalk)[:5]}
+            "server_cpu_ms_per_rerun": top.get("server_cpu_ms_per_rerun"),
+            "error_examples": tally.errors[:5], "crosstalk_examples": tally.crosstalk[:5]}

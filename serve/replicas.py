@@ -48,7 +48,9 @@ def wait_healthy(url: str, pid: int | None = None, timeout: float = 120, log: Pa
         if pid is not None and not alive(pid):
             break
         time.sleep(0.2)
-    tail = log.read_text(errors="replace")[-1500:] if log and log.exists() else ""
+    if log is None:
+        raise RuntimeError(f"the replica at {url} did not become healthy in {timeout:g} s")
+    tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
     raise RuntimeError(f"the replica at {url} did not become healthy (log {log}):\n{tail}")
 
 
@@ -99,9 +101,22 @@ def _reap(pid: int) -> None:
         pass
 
 
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (from /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:                                   # gone
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> float:
-    """Resident memory of a process now, in MB (from /proc)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+    """Resident memory of a process now, in MB (from /proc); 0 once it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0.0
+    for line in status.splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return 0.0
