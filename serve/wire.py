@@ -29,7 +29,7 @@ def open_socket(url: str, timeout: float = 180, cookie: str | None = None):
     ws_url = url.replace("http://", "ws://", 1) + "/_stcore/stream"
     headers = {"Cookie": cookie} if cookie else None
     return connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
-                   additional_headers=headers)
+                   additional_headers=headers, legacy=True)       # legacy: held open past this call
 
 
 def get(url: str, path: str = "/", cookie: str | None = None, timeout: float = 30,
