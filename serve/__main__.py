@@ -16,6 +16,8 @@ def main(argv=None) -> int:
     u.add_argument("--replicas", type=int, default=2, help="app processes, one per core is the rule (default 2)")
     u.add_argument("--port", type=int, default=8500, help="the balancer's port; replicas take the next ones")
     u.add_argument("--first-replica-port", type=int, default=None)
+    u.add_argument("--bind", default=local.HOST,
+                   help="the balancer's address (default 127.0.0.1; 0.0.0.0 lets a class's browsers in)")
     u.add_argument("--warm", nargs="*", default=None, metavar="PAGE",
                    help="pages each replica opens before it takes students (default: home and explorer)")
     sub.add_parser("down", help="stop the balancer and every replica")
@@ -40,7 +42,7 @@ def main(argv=None) -> int:
             print(f"{args.url} warm")
         elif args.cmd == "up":
             kw = {} if args.warm is None else {"warm_pages": tuple("" if w == "home" else w for w in args.warm)}
-            state = local.up(args.replicas, args.port, args.state, args.first_replica_port, **kw)
+            state = local.up(args.replicas, args.port, args.state, args.first_replica_port, bind=args.bind, **kw)
             print(f"class up: {state.url}  ({len(state.replicas)} replicas on ports "
                   f"{', '.join(str(x.port) for x in state.replicas)}; logs in {state.dir})")
         elif args.cmd == "down":

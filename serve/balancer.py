@@ -33,8 +33,9 @@ class Replica:
 
 
 def render(port: int, replicas: list[Replica], sock: Path, host: str = "127.0.0.1",
-           uploads_per_window: int = limits.UPLOADS_PER_WINDOW) -> str:
-    """haproxy.cfg for a balancer on host:port in front of `replicas` (all on host), admin socket at `sock`."""
+           uploads_per_window: int = limits.UPLOADS_PER_WINDOW, bind: str | None = None) -> str:
+    """haproxy.cfg for a balancer on bind:port (bind defaults to host) in front of `replicas` (all on host),
+    admin socket at `sock`."""
     body_max = limits.upload_bytes_max()
     servers = "\n".join(f"    server {r.name} {host}:{r.port} cookie {r.name} check" for r in replicas)
     return f"""\
@@ -66,7 +67,7 @@ defaults
     timeout client-fin 10s
 
 frontend class
-    bind {host}:{port}
+    bind {bind or host}:{port}
     # Uploads (issue 18, item 8). Size: the app's own bound, server.maxUploadSize = {body_max // limits.MiB} MiB
     # (.streamlit/config.toml), checked on Content-Length before a byte of the body is forwarded; an upload
     # without a length is refused. Rate: at most {uploads_per_window} uploads per client address per

@@ -97,8 +97,9 @@ def _ready_replica(r: ReplicaState, warm_pages, errors: list) -> None:
 
 
 def up(n: int, port: int, state_dir: Path = STATE_DIR, first_replica_port: int | None = None,
-       warm_pages=replicas.WARM_PAGES, uploads_per_window: int | None = None) -> ClassState:
-    """Start n warmed replicas on the ports after `port` (or from first_replica_port), then HAProxy on `port`."""
+       warm_pages=replicas.WARM_PAGES, uploads_per_window: int | None = None, bind: str = HOST) -> ClassState:
+    """Start n warmed replicas on the ports after `port` (or from first_replica_port), then HAProxy on bind:port
+    (loopback unless told; the replicas always listen on loopback)."""
     state_dir = Path(state_dir)
     old = load(state_dir)
     if old and (replicas.alive(old.haproxy_pid) or any(replicas.alive(r.pid, r.port) for r in old.replicas)):
@@ -126,7 +127,7 @@ def up(n: int, port: int, state_dir: Path = STATE_DIR, first_replica_port: int |
     kw = {} if uploads_per_window is None else {"uploads_per_window": uploads_per_window}
     cfg = state.dir / "haproxy.cfg"
     cfg.write_text(balancer.render(port, [balancer.Replica(r.name, r.port) for r in state.replicas], state.sock,
-                                   HOST, **kw))
+                                   HOST, bind=bind, **kw))
     check = subprocess.run(["haproxy", "-c", "-q", "-f", str(cfg)], capture_output=True, text=True)
     if check.returncode:
         down(state_dir)

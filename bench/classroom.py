@@ -1,0 +1,98 @@
+"""A class through the balancer (serve/): the first view of a server just started, then students speaking
+Streamlit's websocket protocol, added level by level (serve/ramp.py), then a replica killed under load.
+
+first_view_cold_s: a headless Chromium's first navigation to the explorer (fresh context, nothing cached) on a
+class that has just started and answers its health check, until the first chart is drawn; `_unwarmed` the same
+on a replica started without the warm-up (as a plain `streamlit run`). Loopback only; bounded in time."""
+import os
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+from serve import local, ramp
+
+LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
+QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
+CHART = '[data-testid="stPlotlyChart"] .main-svg'
+
+
+def _free_block(n: int) -> int:
+    for base in range(8620, 9620, 5):
+        if all(local.port_free(base + i) for i in range(n)):
+            return base
+    raise RuntimeError("no free ports")
+
+
+def first_view_s(browser, url: str) -> float:
+    """Seconds from a fresh context's navigation to the explorer until its first chart is drawn."""
+    ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+    try:
+        page = ctx.new_page()
+        t0 = time.perf_counter()
+        page.goto(f"{url}/explorer")
+        page.wait_for_selector(CHART, timeout=120_000)
+        return time.perf_counter() - t0
+    finally:
+        ctx.close()
+
+
+def _class(n: int, state_dir: Path, **kw) -> local.ClassState:
+    return local.up(n, _free_block(n + 1), state_dir, **kw)
+
+
+def run(quick: bool = False) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.server import launch
+    tmp = Path(tempfile.mkdtemp(prefix="classroom-"))
+    out: dict = {}
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            cold = _class(1, tmp / "cold", warm_pages=())
+            try:
+                out["first_view_cold_s_unwarmed"] = first_view_s(browser, cold.url)
+            finally:
+                local.down(cold.dir)
+            state = _class(2, tmp / "class")
+            try:
+                out["first_view_cold_s"] = first_view_s(browser, state.url)
+            except Exception:
+                local.down(state.dir)
+                raise
+        finally:
+            browser.close()
+    try:
+        def pids():
+            return {r.name: r.pid for r in local.load(state.dir).replicas}
+
+        def kill_one():
+            r = local.load(state.dir).replica("r1")
+            os.kill(r.pid, signal.SIGKILL)
+            return r.name
+
+        r = ramp.run(state.url, pids, levels=QUICK_LEVELS if quick else LEVELS,
+                     hold_s=QUICK_HOLD_S if quick else HOLD_S, fault=kill_one, fault_hold_s=15)
+    finally:
+        local.down(state.dir)
+    cpu_ms = r["server_cpu_ms_per_rerun"]
+    out.update({
+        "class_sessions": r["sessions"], "class_rerun_p50_ms": r["rerun_p50_ms"],
+        "class_rerun_p95_ms": r["rerun_p95_ms"], "class_rerun_p99_ms": r["rerun_p99_ms"],
+        "class_reruns": r["reruns"], "class_open_p95_ms": r["open_p95_ms"],
+        "class_errors": r["errors"], "class_crosstalk": r["crosstalk"],
+        "class_mb_per_session": r["mb_per_session"], "class_replica_rss_mb_max": max(r["rss_mb"].values(), default=0),
+        "class_sessions_at_p95_2s": r["sessions_at_p95_target"], "class_failover_s": r["failover_s"],
+        "class_fault_errors_on_others": len(r["fault_errors_on_others"] or []),
+        "class_cpu_ms_per_rerun": cpu_ms,
+        # a fully used core, students rerunning every 20 s on average (10-30 s): 20 s of reruns per student-period
+        "class_sessions_per_core_cpu_bound": 20_000 / cpu_ms if cpu_ms else None,
+        "class_client_cpu_s": r["client_cpu_s"],
+        "class_load_average_1m": os.getloadavg()[0]})
+    for row in r["levels"]:
+        out[f"class_rerun_p95_ms_n{row['sessions']}"] = row["p95_ms"]
+        out[f"class_cpu_ms_per_rerun_n{row['sessions']}"] = row["server_cpu_ms_per_rerun"]
+    if r["error_examples"] or r["crosstalk_examples"]:
+        out["class_problem_examples"] = " | ".join(r["error_examples"] + r["crosstalk_examples"])
+    return out
