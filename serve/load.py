@@ -25,7 +25,8 @@ from serve import wire
 from serve.balancer import COOKIE
 
 MARKER = re.compile(rb"qzq\d{4}xq")   # never by chance in the base64 of a figure's arrays or images (~1e-13 a byte)
-FAILOVER_MAX_S = 10
+FAILOVER_MAX_S = 10           # the issue's bound: a lost student's view back within 10 s
+RECONNECT_GIVE_UP_S = 120     # how long a student keeps trying (so the real failover time is measured)
 HEADS = 4                     # coref_encoder, the explorer's default model: heads H0-H3
 SUBJECTS = ["The cello", "The trophy", "The chef", "The hound", "The waiter", "The knapsack", "The student",
             "The raccoon", "The lawyer", "The gazpacho", "The city council", "The bus"]
@@ -187,24 +188,34 @@ class Student:
             self._timed("head", lambda: session.change([wire.option_state(pick, f"H{self.head}")], self.query()))
 
     def _reconnect(self, old):
-        """The socket closed: reopen through the balancer within FAILOVER_MAX_S, the view asked back by link."""
+        """The socket closed: reopen it through the balancer and ask the view back by link, once, as the browser
+        does (a second session while the first still runs would only add work). Later than FAILOVER_MAX_S is an
+        error; the time it took is kept either way."""
         lost, where = self.now(), self.replica
         self.tally.add("disconnects", (self.idx, lost, where))
         try:
             old.ws.close()
         except Exception:      # noqa: BLE001 - already closed
             pass
-        while not self.stop.is_set() and self.now() - lost < FAILOVER_MAX_S:
+        session = None
+        while session is None and not self.stop.is_set() and self.now() - lost < RECONNECT_GIVE_UP_S:
             try:
-                session = self._connect(timeout=FAILOVER_MAX_S)
-                if self._timed("reconnect", lambda: session.run("explorer", self.query())):
-                    self.tally.add("restored", (self.idx, self.now()))
-                    return session
-                session.ws.close()
+                session = self._connect(timeout=RECONNECT_GIVE_UP_S)
             except (ConnectionClosed, OSError, ConnectionError, TimeoutError):
                 time.sleep(0.25)
-        self.tally.add("errors", f"student {self.idx} ({where}): view not back within {FAILOVER_MAX_S} s of losing "
-                                 f"its socket")
+        try:
+            if session is not None and self._timed("reconnect", lambda: session.run("explorer", self.query())):
+                took = self.now() - lost
+                self.tally.add("restored", (self.idx, self.now()))
+                if took > FAILOVER_MAX_S:
+                    self.tally.add("errors", f"student {self.idx} ({where}): view back {took:.1f} s after losing "
+                                             f"its socket, more than {FAILOVER_MAX_S} s")
+                return session
+        except (ConnectionClosed, OSError, TimeoutError) as e:
+            self.tally.add("errors", f"student {self.idx} ({where}): reconnected, then {type(e).__name__}")
+            return None
+        if not self.stop.is_set():
+            self.tally.add("errors", f"student {self.idx} ({where}): no view back after losing its socket")
         return None
 
 

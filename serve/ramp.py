@@ -5,7 +5,7 @@ import threading
 import time
 
 from serve import replicas
-from serve.load import FAILOVER_MAX_S, Student, Tally, percentile
+from serve.load import RECONNECT_GIVE_UP_S, Student, Tally, percentile
 
 P95_TARGET_MS = 2_000
 
@@ -34,6 +34,19 @@ def _wait_opened(tally: Tally, students: list[Student], timeout: float) -> None:
         if want <= opened or len(want - opened) <= failed:
             return
         time.sleep(0.2)
+
+
+def _wait_restored(tally: Tally, killed: str, t_kill: float, timeout: float) -> None:
+    """Until every student of the killed replica has its view back (or given up)."""
+    deadline = time.perf_counter() + timeout
+    while time.perf_counter() < deadline:
+        with tally.lock:
+            hit = {i for i, t, r in tally.disconnects if t >= t_kill and r == killed}
+            done = {i for i, t in tally.restored if t >= t_kill} | {
+                int(e.split()[1]) for e in tally.errors if e.startswith("student") and f"({killed})" in e}
+        if hit <= done:
+            return
+        time.sleep(0.5)
 
 
 def warm_up(url: str, n: int = 2, seconds: float = 6, seed: int = 0) -> Tally:
@@ -96,6 +109,7 @@ def run(url: str, pids, levels=(10, 25, 50, 75, 100), hold_s: float = 40, interv
             errors_before = len(tally.errors)
             killed = fault()
             time.sleep(fault_hold_s)
+            _wait_restored(tally, killed, t_kill, RECONNECT_GIVE_UP_S)
             with tally.lock:
                 hit = {i for i, t, r in tally.disconnects if t >= t_kill and r == killed}
                 back = {i: t for i, t in tally.restored if t >= t_kill}
@@ -103,11 +117,11 @@ def run(url: str, pids, levels=(10, 25, 50, 75, 100), hold_s: float = 40, interv
             failover_s = max((back[i] - t_kill for i in hit if i in back), default=None)
             if hit - set(back):
                 failover_s = float("inf")
-            fault_errors = [e for e in late if f"({killed}" not in e and "view not back" not in e]
+            fault_errors = [e for e in late if f"({killed}" not in e]
     finally:
         stop.set()
         for s in students:
-            s.thread.join(timeout=FAILOVER_MAX_S + 30)
+            s.thread.join(timeout=RECONNECT_GIVE_UP_S + 30)
     top = rows[-1] if rows else {}
     end_rss = top.get("rss_mb", {})
     grown = sum(end_rss.get(k, 0) - v for k, v in base.items())
