@@ -3,7 +3,9 @@ Streamlit's websocket protocol, added level by level (serve/ramp.py), then a rep
 
 first_view_cold_s: a headless Chromium's first navigation to the explorer (fresh context, nothing cached) on a
 class that has just started and answers its health check, until the first chart is drawn; `_unwarmed` the same
-on a replica started without the warm-up (as a plain `streamlit run`). Loopback only; bounded in time."""
+on a replica started without the warm-up (as a plain `streamlit run`); `first_view_run_received_s` when the
+browser had the whole first run (the server's part); `first_view_plotly_baseline_s` a one-chart Streamlit page
+on the same machine at the same time (the frontend's and plotly.js's own cost). Loopback only; bounded in time."""
 import os
 import signal
 import tempfile
@@ -13,6 +15,7 @@ from pathlib import Path
 from serve import local, ramp
 
 LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
+REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", "2"))     # one per core is the rule
 QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
 
@@ -24,17 +27,49 @@ def _free_block(n: int) -> int:
     raise RuntimeError("no free ports")
 
 
-def first_view_s(browser, url: str) -> float:
-    """Seconds from a fresh context's navigation to the explorer until its first chart is drawn."""
+def first_view_s(browser, url: str) -> tuple[float, float]:
+    """Seconds from a fresh context's navigation to the explorer until its first chart is drawn, and until the
+    browser had received the whole first run (Streamlit's script_finished): the server's part."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+    done: list[float] = []
+
+    def frames(ws):
+        def got(payload):
+            if isinstance(payload, bytes) and not done:
+                msg = ForwardMsg()
+                msg.ParseFromString(payload)
+                if msg.WhichOneof("type") == "script_finished":
+                    done.append(time.perf_counter() - t0)
+        ws.on("framereceived", got)
     try:
         page = ctx.new_page()
+        page.on("websocket", frames)
         t0 = time.perf_counter()
         page.goto(f"{url}/explorer")
         page.wait_for_selector(CHART, timeout=120_000)
-        return time.perf_counter() - t0
+        return time.perf_counter() - t0, done[0] if done else float("nan")
     finally:
         ctx.close()
+
+
+def _baseline(browser, tmp: Path) -> float:
+    """The same measure on a Streamlit page holding one two-point Plotly chart: what Streamlit's frontend and
+    plotly.js cost this machine now, whatever the app does."""
+    from tests.browser.server import streamlit_server
+    script = tmp / "one_chart.py"
+    script.write_text("import plotly.graph_objects as go\nimport streamlit as st\n"
+                      "st.plotly_chart(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))\n")
+    with streamlit_server(tmp / "one_chart.log", script=script) as url:
+        ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+        try:
+            page = ctx.new_page()
+            t0 = time.perf_counter()
+            page.goto(url)
+            page.wait_for_selector(CHART, timeout=120_000)
+            return time.perf_counter() - t0
+        finally:
+            ctx.close()
 
 
 def _class(n: int, state_dir: Path, **kw) -> local.ClassState:
@@ -50,14 +85,16 @@ def run(quick: bool = False) -> dict:
     with sync_playwright() as pw:
         browser = launch(pw)
         try:
+            out["first_view_plotly_baseline_s"] = _baseline(browser, tmp)
             cold = _class(1, tmp / "cold", warm_pages=())
             try:
-                out["first_view_cold_s_unwarmed"] = first_view_s(browser, cold.url)
+                out["first_view_cold_s_unwarmed"], out["first_view_run_received_s_unwarmed"] = first_view_s(
+                    browser, cold.url)
             finally:
                 local.down(cold.dir)
-            state = _class(2, tmp / "class")
+            state = _class(REPLICAS, tmp / "class")
             try:
-                out["first_view_cold_s"] = first_view_s(browser, state.url)
+                out["first_view_cold_s"], out["first_view_run_received_s"] = first_view_s(browser, state.url)
             except Exception:
                 local.down(state.dir)
                 raise
@@ -78,7 +115,7 @@ def run(quick: bool = False) -> dict:
         local.down(state.dir)
     cpu_ms = r["server_cpu_ms_per_rerun"]
     out.update({
-        "class_sessions": r["sessions"], "class_rerun_p50_ms": r["rerun_p50_ms"],
+        "class_replicas": REPLICAS, "class_sessions": r["sessions"], "class_rerun_p50_ms": r["rerun_p50_ms"],
         "class_rerun_p95_ms": r["rerun_p95_ms"], "class_rerun_p99_ms": r["rerun_p99_ms"],
         "class_reruns": r["reruns"], "class_open_p95_ms": r["open_p95_ms"],
         "class_errors": r["errors"], "class_crosstalk": r["crosstalk"],
