@@ -15,7 +15,7 @@ from pathlib import Path
 from serve import local, ramp
 
 LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
-REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", "2"))     # one per core is the rule
+REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", local.default_replicas()))   # two per core
 QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
 

@@ -13,7 +13,8 @@ def main(argv=None) -> int:
     p.add_argument("--state", type=Path, default=local.STATE_DIR, help="folder of the state file and logs")
     sub = p.add_subparsers(dest="cmd", required=True)
     u = sub.add_parser("up", help="start N warmed replicas and HAProxy in front of them (loopback)")
-    u.add_argument("--replicas", type=int, default=2, help="app processes, one per core is the rule (default 2)")
+    u.add_argument("--replicas", type=int, default=local.default_replicas(),
+                   help=f"app processes (default: two per core, {local.default_replicas()} here)")
     u.add_argument("--port", type=int, default=8500, help="the balancer's port; replicas take the next ones")
     u.add_argument("--first-replica-port", type=int, default=None)
     u.add_argument("--bind", default=local.HOST,

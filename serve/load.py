@@ -153,6 +153,8 @@ class Student:
                     break
                 try:
                     self._change(session)
+                except TimeoutError:                   # an OSError too, but the socket is alive: a slow rerun
+                    raise
                 except (ConnectionClosed, OSError):
                     session = self._reconnect(session)
                     if session is None:
