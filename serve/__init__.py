@@ -6,6 +6,7 @@ cluster (Dockerfile, deploy/k8s/); a load test that speaks Streamlit's websocket
   balancer.py   haproxy.cfg (sticky cookie, health checks, limits) and HAProxy's runtime API
   limits.py     the bounds the balancer enforces, read from the app's own
   wire.py       a Streamlit client on the websocket (protobuf BackMsg / ForwardMsg)
-  load.py       many students at once through the balancer: latency, errors, memory, crosstalk, a fault
+  load.py       one student on the wire, and what it checks: latency, errors, crosstalk, reconnection
+  ramp.py       the class's schedule: warm-up, levels of students, memory and CPU read, a replica killed
 
 Imports the app's protobufs (streamlit.proto) and websockets; never the app's pages or the model."""

@@ -4,14 +4,14 @@ with its own sentence (its marker word "qzq0017xq" in it), then every 10-30 s (s
 another head, and checks what comes back:
 
 - latency: from sending the rerun to Streamlit's script_finished;
-- errors: an exception shown, a rerun that did not finish, a wrong view (its head not zoomed), a socket lost
-  and not restored within FAILOVER_MAX_S;
+- errors: an exception shown, a rerun that did not finish, a wrong view (its head not zoomed), a lost socket
+  whose view is not back within FAILOVER_MAX_S;
 - crosstalk: any marker word of another student in what it received (every message's bytes are searched), or
   its own marker missing from the token picker;
 - a lost socket (a replica killed or restarted) is reopened at once through the balancer with the student's
   cookie, and the view is asked back from the link (query string), as the browser reconnects.
 
-`ramp()` adds students level by level, holds each level, and reads the replicas' memory (/proc)."""
+serve/ramp.py adds students level by level, holds each level, and reads the replicas' memory and CPU (/proc)."""
 import random
 import re
 import threading
