@@ -3,6 +3,7 @@
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -113,6 +114,8 @@ def up(n: int, port: int, state_dir: Path = STATE_DIR, first_replica_port: int |
         raise RuntimeError(f"a class is already up at {old.url}: python -m serve down first")
     if not 1 <= n <= 16:
         raise ValueError("replicas: between 1 and 16")
+    if shutil.which("haproxy") is None:
+        raise RuntimeError("haproxy is missing: apt-get install -y haproxy")
     first = first_replica_port or port + 1
     ports = [port] + list(range(first, first + n))
     busy = [p for p in ports if not port_free(p)]

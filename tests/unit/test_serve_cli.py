@@ -1,5 +1,5 @@
 """python -m serve fails with one line and exit status 2 where there is nothing to act on, before starting
-anything: no class up, a port taken, a replica count out of range."""
+anything: no class up, a port taken, a replica count out of range, no HAProxy."""
 import socket
 
 import pytest
@@ -24,6 +24,12 @@ def test_up_refuses_a_taken_port_before_starting_anything(tmp_path, capsys):
         assert main(["--state", str(tmp_path), "up", "--replicas", "1", "--port", str(port)]) == 2
     assert f"port(s) {port} on 127.0.0.1 are in use" in capsys.readouterr().err
     assert not (tmp_path / "state.json").exists()
+
+
+def test_up_without_haproxy_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))                  # no haproxy on this PATH
+    assert main(["--state", str(tmp_path), "up", "--replicas", "1", "--port", "1"]) == 2
+    assert capsys.readouterr().err == "error: haproxy is missing: apt-get install -y haproxy\n"
 
 
 @pytest.mark.parametrize("n", ["0", "17"])
