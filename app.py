@@ -41,3 +41,4 @@ try:
 finally:                                    # also after st.stop(): the lecture page offers the view just left
     if router.url_path != "lecture":
         _url.remember_view(router.url_path)  # after the run, so the bound widgets' values are in the URL
+    _memory.freeze_long_lived(_resources.LOAD_COUNT["n"])   # the full collection after each run skips them

@@ -32,3 +32,15 @@ def test_explorer_reruns_keep_one_run_of_widgets():
         assert not at.exception
     assert len(_metadata(at)) <= after_one
     assert _figures_alive() - before <= 0             # figures live only while their run draws them
+
+
+def test_long_lived_objects_are_frozen_once_so_the_collection_after_each_run_skips_them():
+    at = open_page("explorer.py")                     # modules imported and the model loaded: frozen after the run
+    frozen = gc.get_freeze_count()
+    assert frozen > 100_000                           # torch, plotly, pandas, streamlit, the model: not walked again
+    tracked = sum(gc.get_count())
+    for text in TEXTS[:2]:
+        next(w for w in at.text_area if w.key == "explorer_text").set_value(text).run()
+        assert not at.exception
+    assert gc.get_freeze_count() == frozen            # no new module or model: nothing more frozen (no run kept)
+    assert len(gc.get_objects()) < frozen / 2, (tracked, len(gc.get_objects()))   # a full collection walks these

@@ -6,9 +6,9 @@ import urllib.request
 
 from streamlit.proto.openmetrics_data_model_pb2 import MetricSet
 
+from serve.wire import elements, session
 from tests.browser.server import streamlit_server
 from tests.browser.sessions import model_loads
-from tests.browser.wire import elements, session
 
 
 def test_a_clients_clear_cache_message_leaves_the_shared_caches_in_place(server_url, server_log):

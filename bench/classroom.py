@@ -1,0 +1,163 @@
+"""A class through the balancer (serve/): the first view of a server just started, then students speaking
+Streamlit's websocket protocol, added level by level (serve/ramp.py), then a replica killed under load.
+
+first_view_cold_s: a headless Chromium's first navigation to the explorer (fresh context, nothing cached) on a
+class that has just started and answers its health check, until the first chart is drawn; `_unwarmed` the same
+on a replica started without the warm-up (as a plain `streamlit run`); `first_view_run_received_s` when the
+browser had the whole first run (the server's part); `first_view_plotly_baseline_s` a one-chart Streamlit page
+on the same machine at the same time (the frontend's and plotly.js's own cost). Loopback only; bounded in time."""
+import os
+import signal
+import tempfile
+import time
+from pathlib import Path
+
+from serve import local, ramp, replicas
+
+LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
+REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", local.default_replicas()))   # two per core
+QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
+CHART = '[data-testid="stPlotlyChart"] .main-svg'
+
+
+def _free_block(n: int) -> int:
+    for base in range(8620, 9620, 5):
+        if all(local.port_free(base + i) for i in range(n)):
+            return base
+    raise RuntimeError("no free ports")
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below pid (Playwright's driver and the Chromium it started, below this benchmark)."""
+    parent = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out += kids
+        todo += kids
+    return out
+
+
+def _cpu_s(pids) -> float:
+    return sum(replicas.cpu_s(p) for p in pids)
+
+
+def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer") -> dict:
+    """Seconds from a fresh context's navigation to the explorer until its first chart is drawn (`s`), until the
+    browser had received the whole first run (Streamlit's script_finished: `run_received_s`), and the CPU seconds
+    Chromium and the replicas spent meanwhile (`browser_cpu_s`, `server_cpu_s`: what a quiet machine must do)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
+    done: list[float] = []
+
+    def frames(ws):
+        def got(payload):
+            if isinstance(payload, bytes) and not done:
+                msg = ForwardMsg()
+                msg.ParseFromString(payload)
+                if msg.WhichOneof("type") == "script_finished":
+                    done.append(time.perf_counter() - t0)
+        ws.on("framereceived", got)
+    try:
+        page = ctx.new_page()
+        page.on("websocket", frames)
+        chromium = _descendants(os.getpid())
+        b0, s0 = _cpu_s(chromium), _cpu_s(server_pids)
+        t0 = time.perf_counter()
+        page.goto(f"{url}{path}")
+        page.wait_for_selector(CHART, timeout=120_000)
+        wall = time.perf_counter() - t0
+        chromium = _descendants(os.getpid())
+        return {"s": wall, "run_received_s": done[0] if done else float("nan"),
+                "browser_cpu_s": _cpu_s(chromium) - b0, "server_cpu_s": _cpu_s(server_pids) - s0}
+    finally:
+        ctx.close()
+
+
+def _baseline(browser, tmp: Path) -> dict:
+    """The same measure on a Streamlit page holding one two-point Plotly chart: what Streamlit's frontend and
+    plotly.js cost this machine now, whatever the app does."""
+    from tests.browser.server import streamlit_server
+    script = tmp / "one_chart.py"
+    script.write_text("import plotly.graph_objects as go\nimport streamlit as st\n"
+                      "st.plotly_chart(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))\n")
+    with streamlit_server(tmp / "one_chart.log", script=script) as url:
+        view = first_view_s(browser, url, path="/")
+    return {"first_view_plotly_baseline_s": view["s"],
+            "first_view_plotly_baseline_browser_cpu_s": view["browser_cpu_s"]}
+
+
+def _named(view: dict) -> dict:
+    """first_view_s's keys as the figures' names: s -> cold_s (the issue's first_view_cold_s)."""
+    return {("cold_s" if k == "s" else k): v for k, v in view.items()}
+
+
+def _class(n: int, state_dir: Path, **kw) -> local.ClassState:
+    return local.up(n, _free_block(n + 1), state_dir, **kw)
+
+
+def run(quick: bool = False) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.server import launch
+    tmp = Path(tempfile.mkdtemp(prefix="classroom-"))
+    out: dict = {}
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            out.update(_baseline(browser, tmp))
+            cold = _class(1, tmp / "cold", warm_pages=())
+            try:
+                view = first_view_s(browser, cold.url, [r.pid for r in cold.replicas])
+                out.update({f"first_view_{k}_unwarmed": v for k, v in _named(view).items()})
+            finally:
+                local.down(cold.dir)
+            state = _class(REPLICAS, tmp / "class")
+            try:
+                view = first_view_s(browser, state.url, [r.pid for r in state.replicas])
+                out.update({f"first_view_{k}": v for k, v in _named(view).items()})
+            except Exception:
+                local.down(state.dir)
+                raise
+        finally:
+            browser.close()
+    try:
+        def pids():
+            return {r.name: r.pid for r in local.load(state.dir).replicas}
+
+        def kill_one():
+            r = local.load(state.dir).replica("r1")
+            os.kill(r.pid, signal.SIGKILL)
+            return r.name
+
+        r = ramp.run(state.url, pids, levels=QUICK_LEVELS if quick else LEVELS,
+                     hold_s=QUICK_HOLD_S if quick else HOLD_S, fault=kill_one, fault_hold_s=15)
+    finally:
+        local.down(state.dir)
+    cpu_ms = r["server_cpu_ms_per_rerun"]
+    out.update({
+        "class_replicas": REPLICAS, "class_sessions": r["sessions"], "class_rerun_p50_ms": r["rerun_p50_ms"],
+        "class_rerun_p95_ms": r["rerun_p95_ms"], "class_rerun_p99_ms": r["rerun_p99_ms"],
+        "class_reruns": r["reruns"], "class_open_p95_ms": r["open_p95_ms"],
+        "class_errors": r["errors"], "class_crosstalk": r["crosstalk"],
+        "class_mb_per_session": r["mb_per_session"], "class_replica_rss_mb_max": max(r["rss_mb"].values(), default=0),
+        "class_sessions_at_p95_2s": r["sessions_at_p95_target"], "class_failover_s": r["failover_s"],
+        "class_fault_errors_on_others": len(r["fault_errors_on_others"] or []),
+        "class_cpu_ms_per_rerun": cpu_ms,
+        # a fully used core, students rerunning every 20 s on average (10-30 s): 20 s of reruns per student-period
+        "class_sessions_per_core_cpu_bound": 20_000 / cpu_ms if cpu_ms else None,
+        "class_client_cpu_s": r["client_cpu_s"],
+        "class_load_average_1m": os.getloadavg()[0]})
+    for row in r["levels"]:
+        out[f"class_rerun_p95_ms_n{row['sessions']}"] = row["p95_ms"]
+        out[f"class_cpu_ms_per_rerun_n{row['sessions']}"] = row["server_cpu_ms_per_rerun"]
+    if r["error_examples"] or r["crosstalk_examples"]:
+        out["class_problem_examples"] = " | ".join(r["error_examples"] + r["crosstalk_examples"])
+    return out

@@ -1,0 +1,139 @@
+"""A Streamlit client on the wire: the websocket and protobuf messages a browser sends (BackMsg) and receives
+(ForwardMsg), without a browser. Tests use it to send what no page offers (as a hostile client can); the class
+load test (serve/load.py) uses it to be many students at once through the balancer, each as a browser tab is:
+an HTTP GET of the page first (the balancer's affinity cookie comes back), then the websocket with that cookie,
+then reruns carrying widget states, as the page's widgets send them."""
+import contextlib
+import http.client
+import urllib.parse
+
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.sync.client import connect
+
+
+@contextlib.contextmanager
+def session(url: str, timeout: float = 180, cookie: str | None = None):
+    """A Session of the app at `url` (http://host:port) for the duration of a `with` block; `cookie` (a Cookie
+    header's value) travels with the websocket handshake, as a browser's cookies do."""
+    ws = open_socket(url, timeout, cookie)
+    try:
+        yield Session(ws, timeout)
+    finally:
+        ws.close()
+
+
+def open_socket(url: str, timeout: float = 180, cookie: str | None = None):
+    """The websocket a browser tab opens to /_stcore/stream (the caller closes it)."""
+    ws_url = url.replace("http://", "ws://", 1) + "/_stcore/stream"
+    headers = {"Cookie": cookie} if cookie else None
+    return connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
+                   additional_headers=headers, legacy=True)       # legacy: held open past this call
+
+
+def get(url: str, path: str = "/", cookie: str | None = None, timeout: float = 30,
+        method: str = "GET", body: bytes | None = None, headers: dict | None = None):
+    """One HTTP request on loopback: (status, headers as a list of pairs, body). No redirects, no cookie jar."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        sent = dict(headers or {})
+        if cookie:
+            sent["Cookie"] = cookie
+        conn.request(method, path, body=body, headers=sent)
+        resp = conn.getresponse()
+        return resp.status, resp.getheaders(), resp.read()
+    finally:
+        conn.close()
+
+
+def set_cookies(headers) -> str:
+    """The name=value pairs of a response's Set-Cookie headers, as the next request's Cookie header."""
+    return "; ".join(v.split(";", 1)[0].strip() for k, v in headers if k.lower() == "set-cookie")
+
+
+class Session:
+    """One websocket session: what a browser tab holds. Remembers the page that ran (its script hash) and the
+    widget states it has sent, as the browser's widget manager does, so each rerun carries all of them."""
+
+    def __init__(self, ws, timeout: float):
+        self.ws, self.timeout = ws, timeout
+        self.page_hash = ""
+        self.widgets: dict[str, WidgetState] = {}
+        self.ids: dict[str, str] = {}              # user key -> widget id, of the widgets drawn so far
+
+    def send(self, msg: BackMsg):
+        self.ws.send(msg.SerializeToString())
+
+    def receive(self, timeout: float | None = None) -> ForwardMsg:
+        """The next message (TimeoutError after `timeout`, or the session's timeout)."""
+        fwd = ForwardMsg()
+        fwd.ParseFromString(self.ws.recv(timeout=self.timeout if timeout is None else timeout))
+        kind = fwd.WhichOneof("type")
+        if kind == "navigation":                   # the page that ran (st.navigation): the next rerun's page
+            self.page_hash = fwd.navigation.page_script_hash
+        elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+            element = fwd.delta.new_element
+            wid = getattr(getattr(element, element.WhichOneof("type") or "", None), "id", None)
+            if isinstance(wid, str) and wid.startswith("$$ID-"):     # "$$ID-<hash>-<key>"
+                self.ids[wid.split("-", 2)[2]] = wid
+        return fwd
+
+    def run(self, page: str = "", query: str = "") -> list[ForwardMsg]:
+        """Open `page` (its URL path; "" = home) with the link's `query`, as a navigation does, and return every
+        message until the script finished."""
+        msg = BackMsg()
+        msg.rerun_script.page_name = page
+        msg.rerun_script.query_string = query
+        self.widgets = {}                          # a new page: the browser forgets the last page's widgets
+        self.send(msg)
+        return self._until_finished()
+
+    def change(self, states: list[WidgetState], query: str = "") -> list[ForwardMsg]:
+        """What a widget's change sends: a rerun of the current page carrying every widget state set so far (these
+        `states` replacing theirs), and the address bar's `query`; returns the messages until the script finished."""
+        for s in states:
+            self.widgets[s.id] = s
+        msg = BackMsg()
+        msg.rerun_script.page_script_hash = self.page_hash
+        msg.rerun_script.query_string = query
+        msg.rerun_script.widget_states.widgets.extend(self.widgets.values())
+        self.send(msg)
+        return self._until_finished()
+
+    def _until_finished(self) -> list[ForwardMsg]:
+        out = []
+        while True:
+            fwd = self.receive()
+            out.append(fwd)
+            if fwd.WhichOneof("type") == "script_finished":
+                return out
+
+    def clear_cache(self):
+        """What the menu's "Clear cache" sends."""
+        msg = BackMsg()
+        msg.clear_cache = True
+        self.send(msg)
+
+
+def elements(msgs: list[ForwardMsg], kind: str) -> list:
+    """The new elements of one kind ("exception", "alert", "markdown", ...) among the messages."""
+    return [getattr(m.delta.new_element, kind) for m in msgs
+            if m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == kind]
+
+
+def widget(msgs: list[ForwardMsg], kind: str, key: str):
+    """The widget element of one kind ("text_area", "selectbox", ...) whose user key is `key`, or None. Streamlit
+    ends a keyed widget's id with its key."""
+    return next((w for w in elements(msgs, kind) if w.id.endswith(f"-{key}")), None)
+
+
+def text_state(widget_id: str, value: str) -> WidgetState:
+    """A text box's new value, as the browser sends it on Ctrl+Enter or leaving the box."""
+    return WidgetState(id=widget_id, string_value=value)
+
+
+def option_state(widget_id: str, shown: str) -> WidgetState:
+    """A selectbox's pick, sent as the option's shown label (what Streamlit 1.67's selectbox reads)."""
+    return WidgetState(id=widget_id, string_value=shown)
