@@ -24,11 +24,24 @@ class Session:
     def send(self, msg: BackMsg):
         self.ws.send(msg.SerializeToString())
 
-    def run(self, page: str = "", query: str = "") -> list[ForwardMsg]:
-        """Rerun the script on `page` (its URL path; "" = home) and return every message until it finished."""
+    def run(self, page: str = "", query: str = "", widgets=()) -> list[ForwardMsg]:
+        """Rerun the script on `page` (its URL path; "" = home) with these widget values (WidgetState protos, or
+        (id, field, value) triples: ("…-masks_n", "double_value", nan)), and return every message until it
+        finished."""
         msg = BackMsg()
         msg.rerun_script.page_name = page
         msg.rerun_script.query_string = query
+        for w in widgets:
+            state = msg.rerun_script.widget_states.widgets.add()
+            if isinstance(w, tuple):
+                ident, field, value = w
+                state.id = ident
+                if field == "string_array_value":
+                    state.string_array_value.data.extend(value)
+                else:
+                    setattr(state, field, value)
+            else:
+                state.CopyFrom(w)
         self.send(msg)
         out = []
         while True:
@@ -43,6 +56,23 @@ class Session:
         msg = BackMsg()
         msg.clear_cache = True
         self.send(msg)
+
+
+def widget_id(msgs: list[ForwardMsg], key: str) -> str:
+    """The id of the widget whose user key is `key` among the elements the messages drew."""
+    for m in msgs:
+        if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element":
+            el = m.delta.new_element
+            kind = el.WhichOneof("type")
+            ident = getattr(getattr(el, kind), "id", "") if kind else ""
+            if isinstance(ident, str) and ident.endswith(f"-{key}"):
+                return ident
+    raise AssertionError(f"no widget with key {key!r} was drawn")
+
+
+def texts(msgs: list[ForwardMsg], kind: str = "alert") -> list[str]:
+    """The bodies of the elements of one kind ("alert": st.info/warning/error; "markdown")."""
+    return [e.body for e in elements(msgs, kind)]
 
 
 def elements(msgs: list[ForwardMsg], kind: str) -> list:
