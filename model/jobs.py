@@ -294,7 +294,7 @@ def _kill_group(proc: subprocess.Popen):
 def out_of_memory(message: str) -> bool:
     """Whether an error message (a child's stderr, an exception's text) says an allocation failed."""
     return any(s in message for s in ("MemoryError", "can't allocate memory", "Cannot allocate memory",
-                                     "std::bad_alloc", "out of memory"))
+                                      "std::bad_alloc", "out of memory", "failed to map segment"))
 
 
 def _last_line(text: str) -> str:

@@ -25,9 +25,14 @@ class Session:
         self.ws.send(msg.SerializeToString())
 
     def run(self, page: str = "", query: str = "", widgets=()) -> list[ForwardMsg]:
-        """Rerun the script on `page` (its URL path; "" = home) with these widget values (WidgetState protos, or
-        (id, field, value) triples: ("…-masks_n", "double_value", nan)), and return every message until it
-        finished."""
+        """Rerun the script on `page` (its URL path; "" = home) with these widget values (see `start`), and return
+        every message until it finished."""
+        self.start(page, query, widgets)
+        return self.read()
+
+    def start(self, page: str = "", query: str = "", widgets=()):
+        """Ask for a rerun of `page` with these widget values: WidgetState protos, or (id, field, value) triples
+        such as ("…-masks_n", "double_value", nan)."""
         msg = BackMsg()
         msg.rerun_script.page_name = page
         msg.rerun_script.query_string = query
@@ -43,12 +48,15 @@ class Session:
             else:
                 state.CopyFrom(w)
         self.send(msg)
+
+    def read(self, until=None) -> list[ForwardMsg]:
+        """The messages until the script finished, or until `until(message)` is true for one of them."""
         out = []
         while True:
             fwd = ForwardMsg()
             fwd.ParseFromString(self.ws.recv(timeout=self.timeout))
             out.append(fwd)
-            if fwd.WhichOneof("type") == "script_finished":
+            if fwd.WhichOneof("type") == "script_finished" or (until is not None and until(fwd)):
                 return out
 
     def clear_cache(self):
