@@ -39,11 +39,14 @@ def alive() -> Callable[[], bool] | None:
 
 def limits() -> str:
     """The queue's limits in one sentence, for captions."""
-    memory = _("each child process limited to {mb:,} MiB").format(mb=jobs.QUEUE.memory_mb) \
-        if jobs.QUEUE.memory_mb else _("child processes without a memory limit")
-    return ngettext("At most {slots} heavy job runs at once on this server, for all its users; {memory}.",
-                    "At most {slots} heavy jobs run at once on this server, for all its users; {memory}.",
-                    jobs.QUEUE.slots).format(slots=jobs.QUEUE.slots, memory=memory)
+    n, mb = jobs.QUEUE.slots, jobs.QUEUE.memory_mb
+    if mb:
+        return ngettext("At most {slots} heavy job runs at once on this server, for all its users; each child process "
+                        "may use {mb:,} MiB of memory.",
+                        "At most {slots} heavy jobs run at once on this server, for all its users; each child process "
+                        "may use {mb:,} MiB of memory.", n).format(slots=n, mb=mb)
+    return ngettext("At most {slots} heavy job runs at once on this server, for all its users.",
+                    "At most {slots} heavy jobs run at once on this server, for all its users.", n).format(slots=n)
 
 
 def busy(e: jobs.Busy, where=st) -> None:
@@ -99,8 +102,11 @@ def failure(job: jobs.Job) -> str:
     if job.out_of_memory:
         return _("{what} needed more than the {mb:,} MiB of memory a heavy job may use on this server.").format(
             what=job.what, mb=job.memory_mb)
+    if job.timed_out:
+        return _("{what} was stopped: it ran longer than the {s:,.0f} s a heavy job may run.").format(
+            what=job.what, s=job.timeout_s)
     if job.state == jobs.CANCELLED:
-        return _("{what} was cancelled ({why}).").format(what=job.what, why=job.error)
+        return _("{what} was cancelled.").format(what=job.what)
     return _("{what} failed: {why}").format(what=job.what, why=job.error)
 
 

@@ -145,6 +145,10 @@ def install() -> None:
 def notices() -> None:
     """Say which values were ignored since the last run (escaped: the client chose them)."""
     for key, shown in st.session_state.pop(NOTICES, []):
-        where = _("for “{control}”").format(control=md(key)) if key else _("for a control")
-        st.warning(_("Ignored a value this page does not offer: “{value}” {where}. The control keeps its previous "
-                     "value.").format(value=md(shown), where=where), icon=":material/block:")
+        if key:
+            text = _("Ignored a value this page does not offer: “{value}” for “{control}”. The control keeps its "
+                     "previous value.").format(value=md(shown), control=md(key))
+        else:
+            text = _("Ignored a value this page does not offer: “{value}”. The control keeps its previous "
+                     "value.").format(value=md(shown))
+        st.warning(text, icon=":material/block:")

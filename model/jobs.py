@@ -71,6 +71,7 @@ class Job:
         self.out_of_memory = False
         self.returncode: int | None = None
         self.cancelled: str | None = None       # why, once cancel() was asked
+        self.timed_out = False                  # cancelled for running longer than timeout_s
         self.queued_at, self.started_at, self.finished_at = time.monotonic(), None, None
         self.proc: subprocess.Popen | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=40)
@@ -281,6 +282,7 @@ class Queue:
                 if gone:
                     job.cancel("its session ended")
                 elif job.timeout_s is not None and job.started_at is not None and now - job.started_at > job.timeout_s:
+                    job.timed_out = True
                     job.cancel(f"took longer than {job.timeout_s:.0f} s")
 
 
