@@ -1,48 +1,72 @@
-"""A download click that races a rerun, over the real websocket (app_pages/_downloads.py): the button drawn for
-the previous text answers "the view changed: click it again" (before: MediaFileStorageError in the log and nothing
-for the user, or the previous text's file under the same name); the button drawn now serves its file, named after
-what it shows and a hash of its text."""
+"""A download click that races a rerun, in a real browser (app_pages/_downloads.py): the person types a new text and,
+before the page has redrawn, clicks a download button drawn for the previous text. The server's answers to the
+rerun are held back (Playwright's websocket route), so the click reaches the server with the old button's id,
+as it does on a slow connection. The button says "the view changed: click it again" (before: MediaFileStorageError
+in the server log and nothing for the person); once the page has redrawn, the click downloads the file, named after
+what it shows and a short hash of the new text."""
 import hashlib
-import urllib.request
 
-from streamlit.proto.BackMsg_pb2 import BackMsg
+from playwright.sync_api import expect
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.browser.wire import elements, session, widget_id
+from tests.browser.conftest import open_app_page, wait_for_app
 
-QUERY = "explorer_tab=Downloads"
-BEFORE, AFTER = "The restaurant was full.", "The restaurant was quiet."
-
-
-def grid_button(msgs):
-    return next(b for b in elements(msgs, "download_button") if b.label == "Grid (PNG)")
+AFTER = "The cafe was closed because it was late."
 
 
-def ask_file(s, session_id: str, file_id: str) -> ForwardMsg:
-    """What a click on a deferred download button sends, and the server's answer."""
-    msg = BackMsg()
-    msg.backend_operation_request.request_id = f"click-{file_id[:8]}"
-    msg.backend_operation_request.session_id = session_id
-    msg.backend_operation_request.deferred_file.file_id = file_id
-    s.send(msg)
-    return next(m for m in s.read(until=lambda m: m.WhichOneof("type") == "backend_operation_response")
-                if m.WhichOneof("type") == "backend_operation_response").backend_operation_response
+class SlowLink:
+    """Passes the server's messages to the page, or, while `holding`, keeps all but the answers to download clicks
+    (and notes when the held rerun finished)."""
+
+    def __init__(self):
+        self.holding, self.held, self.finished = False, [], False
+
+    def __call__(self, ws):
+        server = ws.connect_to_server()
+
+        def from_server(message):
+            if self.holding and isinstance(message, (bytes, bytearray)):
+                msg = ForwardMsg()
+                msg.ParseFromString(bytes(message))
+                if msg.WhichOneof("type") != "backend_operation_response":
+                    self.held.append(message)
+                    self.finished |= msg.WhichOneof("type") == "script_finished"
+                    return
+            ws.send(message)
+
+        server.on_message(from_server)
+        self.ws = ws
+
+    def release(self):
+        self.holding = False
+        for message in self.held:
+            self.ws.send(message)
+        self.held = []
 
 
-def test_a_click_that_races_a_rerun_says_the_view_changed_and_the_new_button_serves_its_named_file(server_url):
-    with session(server_url) as s:
-        old = s.run("explorer", f"{QUERY}&explorer_text={BEFORE.replace(' ', '+')}")
-        session_id = next(m.new_session.initialize.session_id for m in old if m.WhichOneof("type") == "new_session")
-        text_box, old_id = widget_id(old, "explorer_text"), grid_button(old).deferred_file_id
-        new = s.run("explorer", QUERY, [(text_box, "string_value", AFTER)])      # the rerun the click races
-        new_id = grid_button(new).deferred_file_id
-        assert new_id and new_id != old_id
-        late = ask_file(s, session_id, old_id)
-        assert late.error_msg == "The view changed since this button was drawn: click it again."
-        answer = ask_file(s, session_id, new_id)
-        assert not answer.error_msg
-    with urllib.request.urlopen(server_url + answer.deferred_file.url, timeout=30) as r:
-        disposition, data = r.headers["Content-Disposition"], r.read()
+def test_a_click_that_races_a_rerun_says_the_view_changed_then_downloads_the_new_view(page, server_url):
+    link = SlowLink()
+    page.route_web_socket("**/_stcore/stream", link)
+    open_app_page(page, server_url, "explorer.py")
+    page.get_by_role("tab", name="Downloads").click()
+    grid = page.get_by_role("button", name="Grid (PNG)")
+    grid.wait_for(timeout=120_000)
+    link.holding = True
+    box = page.get_by_role("textbox", name="Text", exact=True)
+    box.fill(AFTER)
+    box.press("Control+Enter")
+    deadline = 120
+    while not link.finished and deadline > 0:                 # the server reran: the old button's file is gone
+        page.wait_for_timeout(250)
+        deadline -= 0.25
+    assert link.finished
+    page.wait_for_timeout(300)             # Streamlit drops the old run's files just after it says it finished
+    grid.click()
+    expect(page.get_by_test_id("stDownloadButtonError")).to_have_text(
+        "The view changed since this button was drawn: click it again.", timeout=30_000)
+    link.release()
+    wait_for_app(page, timeout=120_000)
+    with page.expect_download(timeout=60_000) as info:
+        grid.click()
     tag = hashlib.blake2b(AFTER.encode(), digest_size=8).hexdigest()[:6]
-    assert f'filename="coref_encoder_all_heads_{tag}.png"' in disposition, disposition
-    assert data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert info.value.suggested_filename == f"coref_encoder_all_heads_{tag}.png"
