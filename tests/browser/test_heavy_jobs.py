@@ -118,3 +118,23 @@ def test_eight_sessions_measuring_at_once_get_answers_or_their_place_and_memory_
     assert sampler.limits == {jobs.MEMORY_MB}, sampler.limits         # every child had the bound
     assert sampler.most_rss <= jobs.SLOTS * jobs.MEMORY_MB
     assert len(sampler.seen) < SESSIONS                       # queued work of closed sessions never started
+
+
+def test_a_measurement_is_stopped_with_its_child_when_the_run_that_asked_for_it_stops(server_url):
+    server = server_pid(server_url)
+    long = "masks_tab=Cost&masks_cost_n=16384&masks_cost_methods=dense+%28no+mask%29"     # tens of seconds
+    with session(server_url) as s:
+        button = widget_id(s.run("masks", long), "masks_cost_go")
+        s.start("masks", long, [(button, "trigger_value", True)])
+        deadline = time.monotonic() + 120
+        while not measuring_children(server) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        child = set(measuring_children(server))
+        assert child, "the measurement never started"
+        after = s.run("masks", long)                      # another run of the page: the one measuring stops
+        assert not elements(after, "exception")
+        deadline = time.monotonic() + 30
+        while set(measuring_children(server)) & child and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not set(measuring_children(server)) & child
+        assert not any((Path("/proc") / str(pid)).exists() for pid in child)
