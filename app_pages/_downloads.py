@@ -83,7 +83,7 @@ def _checked(make):
     return made
 
 
-def _forget(mgr: MediaFileManager, session_id: str, keep_young: bool, incoming: int = 0) -> None:
+def _forget(mgr: MediaFileManager, session_id: str, incoming: int = 0) -> None:
     """Drop this session's made files: those older than GRACE_S, and older ones while the rest plus `incoming`
     bytes pass DOWNLOAD_MB. Call with mgr._lock and _lock held."""
     files = _held.get(session_id)
@@ -93,7 +93,7 @@ def _forget(mgr: MediaFileManager, session_id: str, keep_young: bool, incoming: 
     while files:
         fid, size, made = files[0]
         total = sum(n for _, n, _ in files) + incoming
-        if keep_young and now - made < GRACE_S and total <= DOWNLOAD_MB << 20:
+        if now - made < GRACE_S and total <= DOWNLOAD_MB << 20:
             break
         files.popleft()
         shared = any(fid in coords.values() for coords in mgr._files_by_session_and_coord.values()) or any(
@@ -130,7 +130,7 @@ def _execute_deferred(self: MediaFileManager, file_id: str) -> str:
     with self._lock, _lock:
         size = len(self._storage.get_file(made).content) if made in self._file_metadata else 0
         _held[session_id] = deque(f for f in _held.get(session_id, ()) if f[0] != made)
-        _forget(self, session_id, keep_young=True, incoming=size)
+        _forget(self, session_id, incoming=size)
         _held[session_id].append((made, size, time.monotonic()))
     timer = threading.Timer(GRACE_S + 0.5, _let_go, (self, session_id))
     timer.daemon = True
@@ -141,7 +141,7 @@ def _execute_deferred(self: MediaFileManager, file_id: str) -> str:
 def _let_go(mgr: MediaFileManager, session_id: str) -> None:
     """GRACE_S after a download was made: drop the session's files that are that old."""
     with mgr._lock, _lock:
-        _forget(mgr, session_id, keep_young=True)
+        _forget(mgr, session_id)
         if not _held.get(session_id):
             _held.pop(session_id, None)
 
@@ -177,6 +177,4 @@ def install() -> None:
         if MediaFileManager.execute_deferred is not _execute_deferred:
             _original["execute_deferred"] = MediaFileManager.execute_deferred
             MediaFileManager.execute_deferred = _execute_deferred
-        if DeferredFileHandler.handle is not _handle:
-            _original["handle"] = DeferredFileHandler.handle
-            DeferredFileHandler.handle = _handle
+        DeferredFileHandler.handle = _handle

@@ -14,6 +14,7 @@ import math
 import statistics
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import torch
@@ -179,11 +180,13 @@ def memory_bound(device: str) -> int | None:
 
 
 def sweep_in_child(methods, sizes, width: int = 128, n_global: int = 0, device: str = "cpu", repeats: int = 3,
-                   threads: int = 1, owner: str = "local"):
+                   threads: int = 1, owner: str | None = None):
     """Yield the rows of `sweep` measured in a fresh child process run through the process-wide job queue
     (model.jobs: it waits for a free slot and has the queue's memory bound), so that the memory peak is the
-    measurement's alone and the caller's process keeps its malloc settings. Closing the generator cancels it."""
-    job = jobs.QUEUE.submit(sweep_command(methods, sizes, width, n_global, device, repeats, threads), owner=owner,
+    measurement's alone and the caller's process keeps its malloc settings. Closing the generator cancels it.
+    owner: whose job it is (a new job of the same owner replaces an unfinished one); default, a new one."""
+    job = jobs.QUEUE.submit(sweep_command(methods, sizes, width, n_global, device, repeats, threads),
+                            owner=owner or f"sweep-{uuid.uuid4().hex}",
                             what="cost measurement", memory_mb=memory_bound(device), cwd=ROOT)
     seen = 0
     try:
