@@ -11,11 +11,13 @@ import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
-from app_pages import _language, _memory, _pages, _present, _resources, _server, _url  # noqa: E402
+from app_pages import _downloads, _inputs, _language, _memory, _pages, _present, _resources, _server, _url  # noqa: E402,E501
 from i18n import _  # noqa: E402
 
 torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
 _server.install()                    # no client clears the shared caches or reads the metrics of others
+_inputs.install()                    # a widget value no widget offers is refused before callbacks or pages read it
+_downloads.install()                 # a download that raced a rerun says so; what a session's downloads hold is bounded
 _memory.bound_heap_fragmentation()
 _memory.forget_stale_widgets()
 _memory.release_freed_heap()
@@ -25,6 +27,8 @@ _language.install()
 with st.sidebar:                     # first: the page titles below are in the session's language
     _language.switch()
 _language.relabel_link()
+_inputs.notices()                    # what a client sent that no widget offers, ignored
+_downloads.remember()                # the session's language, for download answers given outside its runs
 presenting = _present.mode() is not None
 _present.style()
 with st.container() if presenting else st.sidebar:   # presenting, the sidebar is hidden: the way back tops the page

@@ -1,25 +1,49 @@
-"""Slide-ready exports of every chart, one way on every page.
+"""Slide-ready exports of every chart, and every download, one way on every page.
 
 chart() draws a Plotly figure as st.plotly_chart does and adds, in a small popover under it, a slide PNG at 2x and
 an SVG: the figure with its title, axis titles, colour bar and a caption line (model, layer/head, text), made on
 click by viz.slide + viz.render. The chart's own camera button saves the page figure under the same file name.
-gif() turns a step-through (one figure per step) into an animated GIF, built when asked, with a progress bar."""
+download() is a download button made on click. gif() turns a step-through (one figure per step) into an animated
+GIF, built when asked, with a progress bar, holding one of the server's heavy-job slots (app_pages/_heavy.py).
+
+File names say what a file shows, and end in a short hash of the text it was made from (the caption's .text), so
+two texts never share a name. A click that races a rerun, a file over the download limit, a session's files held
+by the server: app_pages/_downloads.py, the server side of these buttons."""
+import hashlib
 from collections.abc import Callable
 
 import streamlit as st
 
-from app_pages import _present
+from app_pages import _downloads, _heavy, _present
 from i18n import _, ngettext
 from viz import gif as gif_viz
 from viz import render, slide
 
 GIF_SCALE = 0.8             # GIF frames: the slide drawn at 1280 × 720 for 16:9
 PNG_SCALE = 2
+HASH_CHARS = 6              # hex characters of the text's hash in a file name
+GIF_KEPT = "_export_gif"    # session state: (key, signature, GIF bytes) of the one GIF a session keeps
 
 
-def stem(name) -> str:
-    """A file name without extension: a string kept as file_stem cleans it, or parts joined by file_stem."""
-    return slide.file_stem(*(name if isinstance(name, (tuple, list)) else (name,)))
+def text_hash(text: str) -> str:
+    """A short, stable hash of a text: the same text gives the same one in every session and run."""
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()[:HASH_CHARS]
+
+
+def stem(name, text: str | None = None) -> str:
+    """A file name without extension: a string kept as file_stem cleans it, or parts joined by file_stem; with
+    `text`, "_" and its hash appended ("coref_encoder_L3H1_attention_4f2a9c")."""
+    base = slide.file_stem(*(name if isinstance(name, (tuple, list)) else (name,)))
+    return f"{base}_{text_hash(text)}" if text else base
+
+
+def download(label: str, make: Callable[[], bytes | str], name, ext: str, mime: str, *, key: str, where=None,
+             text: str | None = None, icon: str | None = None):
+    """A download button whose file is made on click by make() (no rerun), named stem(name, text) + "." + ext.
+    What a click gets when it races a rerun, or when the file is too large: app_pages/_downloads.py."""
+    where = where if where is not None else st
+    return where.download_button(label, make, f"{stem(name, text)}.{ext}", mime, key=key, on_click="ignore",
+                                 icon=icon)
 
 
 def slide_png(fig, caption: str, title: str | None = None) -> bytes:
@@ -46,7 +70,7 @@ def chart(fig, *, name, caption: str, key: str | None = None, title: str | None 
     fig = _present.figure(fig)
     if _present.mode() is not None and fig.layout.width:      # a square map, as wide as its cells need
         kwargs["width"] = int(fig.layout.width)
-    file = stem(name)
+    file = stem(name, getattr(caption, "text", None))
     width, height = slide.slide_size(fig)
     config = {"displaylogo": False, **kwargs.pop("config", {}),
               "toImageButtonOptions": {"format": "png", "filename": file, "scale": PNG_SCALE, "width": width,
@@ -69,10 +93,13 @@ def chart(fig, *, name, caption: str, key: str | None = None, title: str | None 
     return out
 
 
-def gif_frames(frame: Callable[[int], object], n: int, *, caption: str, progress=None) -> list[bytes]:
-    """PNG bytes of frame(0) … frame(n − 1) as slides, all at the first frame's size (GIF_SCALE)."""
+def gif_frames(frame: Callable[[int], object], n: int, *, caption: str, progress=None, job=None) -> list[bytes] | None:
+    """PNG bytes of frame(0) … frame(n − 1) as slides, all at the first frame's size (GIF_SCALE); None if `job`
+    (its heavy-job slot) was cancelled meanwhile."""
     pngs, size = [], None
     for i in range(n):
+        if job is not None and job.finished:
+            return None
         s = slide.slide_figure(frame(i), caption=caption)
         size = size or (s.layout.width, s.layout.height)
         s.update_layout(width=size[0], height=size[1])
@@ -83,15 +110,16 @@ def gif_frames(frame: Callable[[int], object], n: int, *, caption: str, progress
 
 
 def gif(frame: Callable[[int], object], n: int, *, name, caption: str, key: str, signature, what: str):
-    """A "Make GIF" button; clicked, it draws frame(i) for i < n (a figure each) with a progress bar and offers
-    the animated GIF, kept for this session while `signature` (the inputs it shows) stays the same.
-    what: what one frame is ("generated token", "stage"). At most gif.MAX_FRAMES frames."""
-    file = stem(name)
-    store = f"{key}_gif"
-    kept = st.session_state.get(store)
-    if kept is not None and kept[0] != signature:
-        del st.session_state[store]
-        kept = None
+    """A "Make GIF" button; clicked, it waits for one of the server's heavy-job slots (its place in line shown),
+    draws frame(i) for i < n (a figure each) with a progress bar and offers the animated GIF. A session keeps one
+    GIF (the last made, while `signature`, the inputs it shows, stays the same); a GIF over the download limit is
+    refused. what: what one frame is ("generated token", "stage"). At most gif.MAX_FRAMES frames."""
+    file = stem(name, getattr(caption, "text", None))
+    kept = st.session_state.get(GIF_KEPT)
+    if kept is not None and kept[0] == key and kept[1] != signature:
+        del st.session_state[GIF_KEPT]                   # this chart's GIF shows another view
+    if kept is not None and kept[:2] != (key, signature):
+        kept = None                                      # none, or another chart's (kept until a new one is made)
     c1, c2 = st.columns([1, 2], vertical_alignment="center")
     if n > gif_viz.MAX_FRAMES:
         c1.caption(_("A GIF holds at most {most} frames, one per {what}; this one would need {n}.").format(
@@ -104,15 +132,30 @@ def gif(frame: Callable[[int], object], n: int, *, name, caption: str, key: str,
                  icon=":material/animation:",
                  help=_("One frame per {what}, drawn as a slide (title, axes, caption); takes about a second "
                         "a frame.").format(what=what)):
-        bar = c2.progress(0.0, text=_("Starting the renderer…"))
+        data = make_gif(frame, n, caption=caption, where=c2)
+        if data is None:
+            return
+        st.session_state[GIF_KEPT] = kept = (key, signature, data)
+    if kept is not None:
+        c2.download_button(_("GIF ({mb:.1f} MB)").format(mb=len(kept[2]) / 1e6), kept[2], f"{file}.gif", "image/gif",
+                           key=f"{key}_gif_file", on_click="ignore", icon=":material/download:")
+
+
+def make_gif(frame: Callable[[int], object], n: int, *, caption: str, where) -> bytes | None:
+    """The GIF's bytes, drawn holding a heavy-job slot; None (with the reason in `where`) when it was not made."""
+    with _heavy.slot(_("The GIF"), where=where) as job:
+        if job is None:
+            return None
+        bar = where.progress(0.0, text=_("Starting the renderer…"))
         try:
-            data = gif_viz.animate(gif_frames(frame, n, caption=caption, progress=bar))
+            frames = gif_frames(frame, n, caption=caption, progress=bar, job=job)
+            data = None if frames is None else gif_viz.animate(frames)
         except render.RenderError as e:
             bar.empty()
-            c2.error(str(e))
-            return
+            where.error(str(e))
+            return None
         bar.empty()
-        st.session_state[store] = kept = (signature, data)
-    if kept is not None:
-        c2.download_button(_("GIF ({mb:.1f} MB)").format(mb=len(kept[1]) / 1e6), kept[1], f"{file}.gif", "image/gif",
-                           key=f"{key}_gif_file", on_click="ignore", icon=":material/download:")
+    if data is not None and len(data) > _downloads.DOWNLOAD_MB << 20:
+        where.error(_(_downloads.TOO_LARGE).format(mb=len(data) / 2**20, most=_downloads.DOWNLOAD_MB))
+        return None
+    return data

@@ -80,15 +80,31 @@ class Session:
                 self.ids[wid.split("-", 2)[2]] = wid
         return fwd
 
-    def run(self, page: str = "", query: str = "") -> list[ForwardMsg]:
-        """Open `page` (its URL path; "" = home) with the link's `query`, as a navigation does, and return every
-        message until the script finished."""
+    def run(self, page: str = "", query: str = "", widgets=()) -> list[ForwardMsg]:
+        """Open `page` (its URL path; "" = home) with the link's `query`, as a navigation does (with these widget
+        values, see `start`), and return every message until the script finished."""
+        self.start(page, query, widgets)
+        return self.read()
+
+    def start(self, page: str = "", query: str = "", widgets=()):
+        """Ask for a run of `page` with these widget values: WidgetState protos, or (id, field, value) triples such
+        as ("…-masks_n", "double_value", nan), which a hostile client may send whatever the page offers."""
         msg = BackMsg()
         msg.rerun_script.page_name = page
         msg.rerun_script.query_string = query
         self.widgets = {}                          # a new page: the browser forgets the last page's widgets
+        for w in widgets:
+            state = msg.rerun_script.widget_states.widgets.add()
+            if isinstance(w, tuple):
+                ident, field, value = w
+                state.id = ident
+                if field == "string_array_value":
+                    state.string_array_value.data.extend(value)
+                else:
+                    setattr(state, field, value)
+            else:
+                state.CopyFrom(w)
         self.send(msg)
-        return self._until_finished()
 
     def change(self, states: list[WidgetState], query: str = "") -> list[ForwardMsg]:
         """What a widget's change sends: a rerun of the current page carrying every widget state set so far (these
@@ -100,14 +116,15 @@ class Session:
         msg.rerun_script.query_string = query
         msg.rerun_script.widget_states.widgets.extend(self.widgets.values())
         self.send(msg)
-        return self._until_finished()
+        return self.read()
 
-    def _until_finished(self) -> list[ForwardMsg]:
+    def read(self, until=None) -> list[ForwardMsg]:
+        """The messages until the script finished, or until `until(message)` is true for one of them."""
         out = []
         while True:
             fwd = self.receive()
             out.append(fwd)
-            if fwd.WhichOneof("type") == "script_finished":
+            if fwd.WhichOneof("type") == "script_finished" or (until is not None and until(fwd)):
                 return out
 
     def clear_cache(self):
@@ -121,6 +138,23 @@ def elements(msgs: list[ForwardMsg], kind: str) -> list:
     """The new elements of one kind ("exception", "alert", "markdown", ...) among the messages."""
     return [getattr(m.delta.new_element, kind) for m in msgs
             if m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == kind]
+
+
+def texts(msgs: list[ForwardMsg], kind: str = "alert") -> list[str]:
+    """The bodies of the elements of one kind ("alert": st.info/warning/error; "markdown")."""
+    return [e.body for e in elements(msgs, kind)]
+
+
+def widget_id(msgs: list[ForwardMsg], key: str) -> str:
+    """The id of the widget whose user key is `key` among the elements the messages drew."""
+    for m in msgs:
+        if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element":
+            el = m.delta.new_element
+            kind = el.WhichOneof("type")
+            ident = getattr(getattr(el, kind), "id", "") if kind else ""
+            if isinstance(ident, str) and ident.endswith(f"-{key}"):
+                return ident
+    raise AssertionError(f"no widget with key {key!r} was drawn")
 
 
 def widget(msgs: list[ForwardMsg], kind: str, key: str):

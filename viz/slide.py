@@ -27,13 +27,21 @@ def clip(text: str, limit: int) -> str:
     return one if len(one) <= limit else one[:limit - 1].rstrip() + "…"
 
 
-def caption_line(*parts, text: str | None = None) -> str:
+class Caption(str):
+    """A caption line (a plain str wherever it goes) that also keeps, as .text, the whole text it quotes clipped:
+    exports name their files after that text (app_pages/_export.py)."""
+    text: str | None = None
+
+
+def caption_line(*parts, text: str | None = None) -> Caption:
     """("coref_encoder", "L3 H1"), text="The restaurant…" -> 'coref_encoder · L3 H1 · “The restaurant…”'
-    (empty parts dropped, the text on one line and clipped)."""
+    (empty parts dropped, the text on one line and clipped; .text holds it whole)."""
     items = [str(p) for p in parts if p not in (None, "")]
     if text is not None and text.strip():
         items.append(f"“{clip(text, TEXT_CHARS)}”")
-    return clip(" · ".join(items), CAPTION_CHARS)
+    line = Caption(clip(" · ".join(items), CAPTION_CHARS))
+    line.text = text if text is not None and text.strip() else None
+    return line
 
 
 def file_stem(*parts) -> str:

@@ -252,22 +252,24 @@ def render():
             d1, d2, d3 = st.columns(3)
             # every file is made on click (a callable): nothing is rendered or held in memory for a button not pressed
             png, notices = grid_img.png, [str(n) for n in run.notices]     # str: in this session's language
-            d1.download_button(_("Grid (PNG)"), lambda: png, f"{name}_all_heads.png", "image/png", on_click="ignore")
-            d1.download_button(_("Zoomed head (PNG)"), lambda: export.heatmap_png(zoom, log=log), f"{stem}.png",
-                               "image/png", on_click="ignore")
+            _export.download(_("Grid (PNG)"), lambda: png, (name, "all_heads"), "png", "image/png", where=d1,
+                             key="explorer_file_grid", text=text)
+            _export.download(_("Zoomed head (PNG)"), lambda: export.heatmap_png(zoom, log=log), stem, "png",
+                             "image/png", where=d1, key="explorer_file_zoom_png", text=text)
             if max(zoom.shape) <= export.SVG_MAX_TOKENS:
                 title = f"{name} {head_label(layer, head)}"
-                d2.download_button(_("Zoomed head (SVG)"),
-                                   lambda: export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels, title=title,
-                                                              log=log),
-                                   f"{stem}.svg", "image/svg+xml", on_click="ignore")
+                _export.download(_("Zoomed head (SVG)"),
+                                 lambda: export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels, title=title,
+                                                            log=log),
+                                 stem, "svg", "image/svg+xml", where=d2, key="explorer_file_zoom_svg", text=text)
             else:
                 d2.caption(_("SVG export is offered up to {n} tokens; use the PNG.").format(n=export.SVG_MAX_TOKENS))
-            d3.download_button(_("All weights (CSV)"), lambda: export.weights_csv(weights, tokens),
-                               f"{name}_weights.csv", "text/csv", on_click="ignore")
-            d3.download_button(_("All weights (JSON)"), lambda: export.weights_json(weights, tokens, model=name,
-                                                                                 notices=notices),
-                               f"{name}_weights.json", "application/json", on_click="ignore")
+            _export.download(_("All weights (CSV)"), lambda: export.weights_csv(weights, tokens), (name, "weights"),
+                             "csv", "text/csv", where=d3, key="explorer_file_csv", text=text)
+            _export.download(_("All weights (JSON)"), lambda: export.weights_json(weights, tokens, model=name,
+                                                                               notices=notices),
+                             (name, "weights"), "json", "application/json", where=d3, key="explorer_file_json",
+                             text=text)
             st.caption(_("CSV: one row per layer, head and query, one column per key ({rows:,} rows); JSON: "
                          "weights[layer][head][query][key]. 9 significant digits (exact float32). Every chart's "
                          "camera icon saves it as PNG.").format(rows=L * H * N))

@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _predict, _present, _resources, _runs, _url
+from app_pages import _export, _heavy, _predict, _present, _resources, _runs, _url
 from app_pages._markup import visible
 from i18n import N_, _, ngettext
 from labels import file_label, head_label, head_only, layer_label
+from model import jobs
 from model.analysis import cost, reach
 from model.data import bpe, text_input
 from model.data import course_world as corpus
@@ -398,6 +399,27 @@ def pairs_curve(key: str, params: tuple) -> list[int]:
     return [masks.allowed_pairs(key, n, **dict(params)) for n in SIZES]
 
 
+def measure(sizes: list[int], methods: list[str], w: int, g: int, names: dict):
+    """Run the sweep as a child process through the server's heavy-job queue (waiting in line with its position
+    shown), its progress bar fed by the rows as they come; the rows go to the session."""
+    device, total = _resources.device(), len(sizes) * len(methods)
+    job = _heavy.submit(cost.sweep_command(methods, sizes, w, g, device), what=_("The measurement"),
+                        memory_mb=cost.memory_bound(device))
+    if job is None:
+        return
+
+    def progress(j):
+        if not j.rows:
+            return 0.0, _("Starting the measurement…")
+        last = j.rows[-1]
+        return len(j.rows) / total, _("{method} at N = {n:,}").format(method=names[last["method"]], n=last["n"])
+
+    _heavy.follow(job, progress)
+    if job.state != jobs.DONE:
+        st.error(_heavy.failure(job))
+    st.session_state["masks_cost_rows"] = list(job.rows)
+
+
 def measure_section(w: int, g: int):
     st.markdown(_("**Measured** on this machine (one head of dimension 64, one thread, device `{device}`): time of "
                   "one call and peak extra memory above the inputs.").format(device=_resources.device()))
@@ -410,23 +432,17 @@ def measure_section(w: int, g: int):
                                help=_("FlexAttention compiles first: minutes on a busy CPU."))
     go = c[2].button(_("Measure"), type="primary", key="masks_cost_go")
     if go and sizes and methods:
-        bar, rows = st.progress(0.0, text=_("Starting the measurement…")), []
-        total = len(sizes) * len(methods)
-        try:
-            for row in cost.sweep_in_child(methods, sorted(sizes), w, g, _resources.device()):
-                rows.append(row)
-                bar.progress(len(rows) / total, text=_("{method} at N = {n:,}").format(method=names[row["method"]],
-                                                                                      n=row["n"]))
-        except RuntimeError as e:
-            st.error(str(e))
-        bar.empty()
-        st.session_state["masks_cost_rows"] = rows
+        measure(sorted(sizes), methods, w, g, names)
+    st.caption(_heavy.limits())
     rows = st.session_state.get("masks_cost_rows")
     if not rows:
         st.caption(_("Press **Measure** to time the chosen methods."))
         return
     for row in rows:
-        if "error" in row:
+        if row.get("out_of_memory"):
+            st.warning(_("{method} at N = {n:,} needs more than the {mb:,} MiB of memory one measurement may use on "
+                         "this server.").format(method=names[row["method"]], n=row["n"], mb=jobs.QUEUE.memory_mb))
+        elif "error" in row:
             st.warning(_("{method} at N = {n:,} did not run here: {error}").format(
                 method=names[row["method"]], n=row["n"], error=row["error"]))
     ok = [r for r in rows if "error" not in r]

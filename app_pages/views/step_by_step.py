@@ -65,13 +65,14 @@ def array_name(name: str) -> str:
 def downloads(arrays: dict, prefix: str, tokens=None, key: str = ""):
     """A JSON of every array and a CSV of one picked array, all exact."""
     left, mid, right = st.columns([1, 1, 1])
-    left.download_button(_("All steps (JSON)"), lambda: to_json(arrays), f"{prefix}.json", "application/json",
-                         key=f"{key}_json", on_click="ignore")                 # files are made on click
+    text = " ".join(map(str, tokens)) if tokens is not None else None        # the file names end in its hash
+    _export.download(_("All steps (JSON)"), lambda: to_json(arrays), prefix, "json", "application/json",
+                     key=f"{key}_json", where=left, text=text)                 # files are made on click
     pick = mid.selectbox(_("Matrix as CSV"), list(arrays), key=f"{key}_csv_pick", label_visibility="collapsed",
                          format_func=array_name, bind=BIND, persist_state=KEEP)
-    right.download_button(_("{matrix} (CSV)").format(matrix=array_name(pick)),
-                          lambda: to_csv(np.asarray(arrays[pick]), tokens), f"{prefix}_{pick}.csv", "text/csv",
-                          key=f"{key}_csv", on_click="ignore")
+    _export.download(_("{matrix} (CSV)").format(matrix=array_name(pick)),
+                     lambda: to_csv(np.asarray(arrays[pick]), tokens), (prefix, pick), "csv", "text/csv",
+                     key=f"{key}_csv", where=right, text=text)
 
 
 class About(NamedTuple):

@@ -4,23 +4,26 @@ boolean mask (masked_fill), the blocked sliding-window kernel (never N × N) and
 Peak memory: on CUDA, torch's allocator peak; on CPU, the process's peak resident set (Linux VmHWM,
 reset through /proc/self/clear_refs) above what it held before, with glibc told to return every block
 over 64 KiB to the system, so freed memory is not silently reused. Because that is process-wide,
-pages run a sweep in a child process: `python -m model.analysis.cost --n 256 1024 … --json-lines`.
+pages run a sweep in a child process through the process-wide job queue (model.jobs):
+`python -m model.analysis.cost --n 256 1024 …`, one JSON line per row.
 """
 import argparse
 import ctypes
 import json
 import math
 import statistics
-import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import torch
 
 from i18n import N_, _
+from model import jobs
 from model.engine.sparse import sliding_window_attention
 
+ROOT = Path(__file__).resolve().parents[2]
 METHODS = {"dense": N_("dense (no mask)"), "dense_masked": N_("dense + mask (masked_fill)"),   # shown: _(name)
            "sparse": N_("blocked sliding-window kernel"), "flex": N_("FlexAttention (block mask)")}
 
@@ -148,7 +151,8 @@ def measure(method: str, n: int, width: int = 128, n_global: int = 0, dilation: 
 
 
 def sweep(methods, sizes, dense_limit: int = 16384, **kw):
-    """Yield measure(...) for each size and method; dense methods above dense_limit are skipped."""
+    """Yield measure(...) for each size and method; dense methods above dense_limit are skipped. A method that
+    fails yields {"method", "n", "error"} (and "out_of_memory": True when an allocation failed)."""
     release_freed_memory()
     for n in sizes:
         for m in methods:
@@ -157,23 +161,47 @@ def sweep(methods, sizes, dense_limit: int = 16384, **kw):
             try:
                 yield measure(m, n, **kw)
             except Exception as e:                                  # e.g. FlexAttention cannot compile here
-                yield {"method": m, "n": n, "error": f"{type(e).__name__}: {e}"[:300]}
+                why = f"{type(e).__name__}: {e}"
+                yield {"method": m, "n": n, "error": why[:300], "out_of_memory": jobs.out_of_memory(why)}
+
+
+def sweep_command(methods, sizes, width: int = 128, n_global: int = 0, device: str = "cpu", repeats: int = 3,
+                  threads: int = 1) -> list[str]:
+    """The child process that measures: `python -m model.analysis.cost …`, one JSON row per line."""
+    return [sys.executable, "-m", "model.analysis.cost", "--n", *map(str, sizes), "--methods", *methods,
+            "--width", str(width), "--n-global", str(n_global), "--device", device, "--repeats", str(repeats),
+            "--threads", str(threads)]
+
+
+def memory_bound(device: str) -> int | None:
+    """The child's memory bound for model.jobs: the queue's on CPU; none on CUDA, which maps the device's memory
+    into the address space (the device's own memory bounds it there)."""
+    return None if device == "cuda" else -1
 
 
 def sweep_in_child(methods, sizes, width: int = 128, n_global: int = 0, device: str = "cpu", repeats: int = 3,
-                   threads: int = 1):
-    """Yield the rows of `sweep` measured in a fresh child process (`python -m model.analysis.cost`), so that the
-    memory peak is the measurement's alone and the caller's process keeps its malloc settings."""
-    cmd = [sys.executable, "-m", "model.analysis.cost", "--n", *map(str, sizes), "--methods", *methods,
-           "--width", str(width),
-           "--n-global", str(n_global), "--device", device, "--repeats", str(repeats), "--threads", str(threads)]
-    root = Path(__file__).resolve().parents[2]
-    with subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-        for line in proc.stdout:
-            if line.startswith("{"):
-                yield json.loads(line)
-        if proc.wait() != 0:
-            raise RuntimeError(_("the measurement process failed: {why}").format(why=proc.stderr.read()[-500:]))
+                   threads: int = 1, owner: str | None = None):
+    """Yield the rows of `sweep` measured in a fresh child process run through the process-wide job queue
+    (model.jobs: it waits for a free slot and has the queue's memory bound), so that the memory peak is the
+    measurement's alone and the caller's process keeps its malloc settings. Closing the generator cancels it.
+    owner: whose job it is (a new job of the same owner replaces an unfinished one); default, a new one."""
+    job = jobs.QUEUE.submit(sweep_command(methods, sizes, width, n_global, device, repeats, threads),
+                            owner=owner or f"sweep-{uuid.uuid4().hex}",
+                            what="cost measurement", memory_mb=memory_bound(device), cwd=ROOT)
+    seen = 0
+    try:
+        while True:
+            finished = job.finished
+            while seen < len(job.rows):
+                yield job.rows[seen]
+                seen += 1
+            if finished:
+                break
+            job.wait(0.5)
+    finally:
+        job.cancel()
+    if job.state != jobs.DONE:
+        raise RuntimeError(_("the measurement process failed: {why}").format(why=job.error))
 
 
 def main(argv=None):

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from model import jobs
 from model.analysis import reach
 from model.engine import masks
 from tests.app.conftest import open_page
@@ -100,6 +101,32 @@ def test_cost_curves_count_pairs_and_measure_on_demand(at):
     assert len(table) == 4 and set(table["method"]) == {"dense_masked", "sparse"}
     assert (table["time (ms)"] > 0).all()
     assert chart(at, "masks_time")["data"] and chart(at, "masks_mem")["data"]
+
+
+def test_a_full_queue_of_heavy_jobs_says_the_server_is_busy(at, monkeypatch):
+    full = jobs.Queue(slots=1, waiting=0, memory_mb=None)
+    held = full.reserve(owner="another session")
+    monkeypatch.setattr(jobs, "QUEUE", full)
+    at.button(key="masks_cost_go").click()
+    at.run(timeout=60)
+    held.finish()
+    assert not at.exception
+    assert "The server is busy: 0 heavy jobs are waiting and 1 running. Try again in a minute." in [
+        w.value for w in at.warning]
+    assert "At most 1 heavy job runs at once on this server, for all its users" in " ".join(c.value for c in at.caption)
+
+
+def test_a_measurement_over_the_memory_bound_says_so(at, monkeypatch):
+    monkeypatch.setattr(jobs, "QUEUE", jobs.Queue(slots=1, waiting=4, memory_mb=1200))
+    at.multiselect(key="masks_cost_n").set_value([16384])              # dense: a 1 GiB score matrix, and torch
+    at.multiselect(key="masks_cost_methods").set_value(["dense_masked"])  # itself maps ~650 MiB
+    at.button(key="masks_cost_go").click()
+    at.run(timeout=180)
+    assert not at.exception
+    said = [w.value for w in at.warning] + [e.value for e in at.error]
+    assert ("dense + mask (masked_fill) at N = 16,384 needs more than the 1,200 MiB of memory one measurement may use "
+            "on this server." in said or "The measurement needed more than the 1,200 MiB of memory a heavy job may "
+            "use on this server." in said), said
 
 
 # ---- the trained sparse model on any text: BPE pieces shown readably, its evaluation stated truthfully ----

@@ -1,6 +1,7 @@
 """In a real browser, on the shipped default model: the explorer shows the textbook paragraph, the
 all-heads image and the zoomed head; hovering the zoom shows a word-level weight that equals the model's own;
 clicking a map in the grid zooms that head. Screenshots: screenshots/explorer_*.png."""
+import hashlib
 import re
 from pathlib import Path
 
@@ -108,14 +109,21 @@ def test_emptying_the_text_keeps_the_picked_layer_and_head_in_widgets_and_zoom(p
 
 
 def test_downloads_are_made_on_click_and_hold_the_runs_data(page, server_url):
-    """The files are callables (nothing rendered until pressed): pressing one must still deliver the file."""
+    """The files are callables (nothing rendered until pressed): pressing one must still deliver the file, named
+    after what it shows and a short hash of the text (the first 6 hex digits of its 8-byte BLAKE2b)."""
     open_explorer(page, server_url)
+    text = page.get_by_role("textbox", name="Text", exact=True).input_value()
+    tag = hashlib.blake2b(text.encode(), digest_size=8).hexdigest()[:6]
     page.get_by_role("tab", name="Downloads").click()
-    files = {}
+    files, names = {}, {}
     for label in ("Grid (PNG)", "Zoomed head (SVG)", "All weights (CSV)"):
         with page.expect_download(timeout=60_000) as info:
             page.get_by_role("button", name=label).click()
         files[label] = Path(info.value.path()).read_bytes()
+        names[label] = info.value.suggested_filename
+    assert names == {"Grid (PNG)": f"coref_encoder_all_heads_{tag}.png",
+                     "Zoomed head (SVG)": f"coref_encoder_L0H0_{tag}.svg",
+                     "All weights (CSV)": f"coref_encoder_weights_{tag}.csv"}, names
     assert files["Grid (PNG)"].startswith(b"\x89PNG\r\n\x1a\n")
     assert b"<svg" in files["Zoomed head (SVG)"]
     header = files["All weights (CSV)"].decode().splitlines()[0]
