@@ -45,6 +45,11 @@ def _shown(value) -> str:
     return text if len(text) <= SHOWN_MAX else text[:SHOWN_MAX] + "…"
 
 
+def _within(v: float, lo: float, hi: float) -> bool:
+    """lo <= v <= hi, give or take float rounding (a slider's steps can land a hair past its end)."""
+    return lo - 1e-9 * max(1.0, abs(lo)) <= v <= hi + 1e-9 * max(1.0, abs(hi))
+
+
 def refused(meta, state) -> str | None:
     """The value in `state` (a WidgetState proto) as text when the widget `meta` (its WidgetMetadata) could never
     have sent it; None when it could (or the widget is of a kind not checked here)."""
@@ -57,12 +62,12 @@ def refused(meta, state) -> str | None:
     if isinstance(serde, NumberInputSerde):
         whole = serde.data_type == NumberInputProto.INT
         ok = (field in ("int_value", "double_value") and math.isfinite(value) and (not whole or value == int(value))
-              and serde.min_value <= value <= serde.max_value)
+              and _within(value, serde.min_value, serde.max_value))
         return None if ok else _shown(value)
     if isinstance(serde, SliderSerde):
         whole = serde.data_type == SliderProto.INT
         ok = (field == "double_array_value" and len(value) == (1 if serde.single_value else 2)
-              and all(math.isfinite(v) and serde.min_value <= v <= serde.max_value and (not whole or v == int(v))
+              and all(math.isfinite(v) and _within(v, serde.min_value, serde.max_value) and (not whole or v == int(v))
                       for v in value))
         return None if ok else _shown(value)
     if isinstance(serde, SelectSliderSerde):

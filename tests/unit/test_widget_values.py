@@ -50,7 +50,8 @@ MULTI = meta(MultiSelectSerde([256, 1024, 4096], formatted_options=SIZES,
 
 @pytest.mark.parametrize("widget,field,value", [
     (N_BOX, "int_value", 32), (N_BOX, "int_value", 4), (N_BOX, "int_value", 512), (N_BOX, "double_value", 64.0),
-    (W_BOX, "double_value", 0.15000000000000002), (K_SLIDER, "double_array_value", [16.0]),
+    (W_BOX, "double_value", 0.15000000000000002), (W_BOX, "double_value", 0.1 * 5 + 1e-16),   # float steps
+    (RANGE, "double_array_value", [0.05 * 3, 0.1 * 100 + 1e-15]), (K_SLIDER, "double_array_value", [16.0]),
     (RANGE, "double_array_value", [0.5, 9.5]), (LAYER, "string_array_value", ["L2"]),
     (LAYER, "string_array_value", ["L0", "L3"]), (PICK, "string_value", "Own text"),
     (MULTI, "string_array_value", ["256", "4096"]), (MULTI, "string_array_value", []),
