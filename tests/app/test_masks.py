@@ -107,6 +107,7 @@ def test_a_full_queue_of_heavy_jobs_says_the_server_is_busy(at, monkeypatch):
     full = jobs.Queue(slots=1, waiting=0, memory_mb=None)
     held = full.reserve(owner="another session")
     monkeypatch.setattr(jobs, "QUEUE", full)
+    show(at, "Cost")                                                   # whichever test ran before on this worker
     at.button(key="masks_cost_go").click()
     at.run(timeout=60)
     held.finish()
@@ -118,6 +119,7 @@ def test_a_full_queue_of_heavy_jobs_says_the_server_is_busy(at, monkeypatch):
 
 def test_a_measurement_over_the_memory_bound_says_so(at, monkeypatch):
     monkeypatch.setattr(jobs, "QUEUE", jobs.Queue(slots=1, waiting=4, memory_mb=1200))
+    show(at, "Cost")                                                   # whichever test ran before on this worker
     at.multiselect(key="masks_cost_n").set_value([16384])              # dense: a 1 GiB score matrix, and torch
     at.multiselect(key="masks_cost_methods").set_value(["dense_masked"])  # itself maps ~650 MiB
     at.button(key="masks_cost_go").click()
