@@ -68,7 +68,7 @@ def plot_head_effects(without: np.ndarray, base: float, *, chosen: tuple[int, in
     and its change; colour = the drop (red: the head mattered); the coreference head outlined."""
     L, H = without.shape
     drop = base - np.asarray(without, np.float64)
-    text = [[f"{without[lay, h]:.3f}<br>{-drop[lay, h]:+.3f}" for h in range(H)] for lay in range(L)]
+    text = [[f"{without[lay, h]:.3f}<br>{0.0 - drop[lay, h]:+.3f}" for h in range(H)] for lay in range(L)]
     lim = max(0.05, float(np.abs(drop).max()))
     hover = _("without {head}: {acc}").format(head="%{y} %{x}", acc="%{customdata:.4f}")
     return go.Figure(go.Heatmap(

@@ -13,6 +13,7 @@ from labels import file_label, head_label, layer_label
 from model.analysis import value_norms as vn
 from model.tasks.word_attention import word_attention
 from viz import value_norms as viz
+from viz.stats import plot_stat_map
 
 BIND, KEEP = _url.BIND, _url.KEEP
 
@@ -46,12 +47,21 @@ def render(view: View):
     norms = _head_runs.value_norms(view.name, view.device, view.text)
     run = _head_runs.qkv_run(view.name, view.device, view.text)
     name = head_label(layer, head)
-    weighted = vn.weighted_norms(run.weights[layer:layer + 1, head:head + 1], norms.norms[layer:layer + 1,
-                                                                                          head:head + 1])[0, 0]
-    raw, norm = view.weights[layer, head].astype(np.float64), _words(view, vn.row_normalised(weighted))
     st.markdown(_("A head adds α_ij · f(x_j) to token i, where f(x_j) is key j's value vector after the head's part "
-                  "of the output projection W_O. The right map shows α_ij · ‖f(x_j)‖ as a share of its row: what "
+                  "of the output projection W_O. Weighting each α_ij by ‖f(x_j)‖ (as a share of its row) says what "
                   "each key really sends (Kobayashi et al. 2020)."))
+    st.caption(_("Computed on the model's pieces{words}.").format(
+        words=_(", then summed into whole words as the page shows them") if view.words else ""))
+    shares = _words(view, vn.row_normalised(vn.weighted_norms(run.weights, norms.norms)))    # (L, H, N, N)
+    raw, norm = view.weights[layer, head].astype(np.float64), shares[layer, head]
+    differ = vn.differ(view.weights.astype(np.float64), shares).mean(-1)                        # (L, H)
+    _export.chart(plot_stat_map(differ, name=_("queries whose top key changes"), zmin=0, zmax=1),
+                  key="explorer_norms_heads", width="stretch", name=(view.name, "value_norm_disagreement"),
+                  title=_("Where raw weights and norms disagree, every head"), caption=view.caption())
+    st.caption(_("Each cell: the share of a head's queries whose largest raw weight and largest weighted share "
+                 "fall on different tokens (by more than 0.01). {head}, below, disagrees on {share:.0%}.").format(
+        head=name, share=differ[layer, head]))
+    st.subheader(_("{head}: weights and weights × value norms").format(head=name))
     _export.chart(viz.plot_side_by_side(raw, norm, labels=view.tokens,
                                         titles=(_("raw weights α"), _("α · ‖f(x)‖, row shares"))),
                   key="explorer_norms_maps", width="stretch", name=(view.name, file_label(layer, head), "value_norms"),
@@ -81,8 +91,7 @@ def render(view: View):
                   key="explorer_norms_rollout", width="stretch", name=(view.name, "rollout_norms", layer_label(upto)),
                   title=_("Rollout through {layer}: raw weights and norms").format(layer=layer_label(upto)),
                   caption=view.caption())
-    differ = int((roll_raw.argmax(-1) != roll_norm.argmax(-1)).sum())
+    moved = int((roll_raw.argmax(-1) != roll_norm.argmax(-1)).sum())
     st.caption(_("Raw rollout mixes each layer's head-averaged weights half-and-half with the identity; rollout of "
-                 "norms puts ‖x_i‖ on the diagonal and ‖Σ_h α_hij f_h(x_j)‖ off it, rows renormalised. Computed on "
-                 "pieces{words}. Their largest source differs for {differ} of {n} tokens.").format(
-        words=_(", then summed into words") if view.words else "", differ=differ, n=len(view.tokens)))
+                 "norms puts ‖x_i‖ on the diagonal and ‖Σ_h α_hij f_h(x_j)‖ off it, rows renormalised. Their largest "
+                 "source differs for {differ} of {n} tokens.").format(differ=moved, n=len(view.tokens)))

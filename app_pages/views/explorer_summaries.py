@@ -5,7 +5,7 @@ import streamlit as st
 
 from app_pages import _export, _url
 from app_pages.views.explorer_view import View
-from i18n import N_, _
+from i18n import N_, _, ngettext
 from labels import head_label, layer_label
 from model.analysis.summaries import combined_rows, summarise
 from viz import grid
@@ -42,7 +42,9 @@ def render(view: View):
         picked = ", ".join(words[i] for i in queries)
         _export.chart(plot_heatmap(rows.reshape(L * H, N), x_labels=view.tokens, y_labels=names, x_title=_("key"),
                                    y_title=_("head"), value_name=_("mean weight"),
-                                   title=_("Combined attention of {n} query tokens").format(n=len(queries))),
+                                   title=ngettext("Combined attention of {n} query token",
+                                                  "Combined attention of {n} query tokens",
+                                                  len(queries)).format(n=len(queries))),
                       key="explorer_sum_rows", width="stretch", name=(view.name, "combined_rows"),
                       caption=view.caption(picked))
         st.caption(_("Every head's rows of {tokens} averaged: each row still sums to 1. **Hides:** a query that "
@@ -58,7 +60,8 @@ def render(view: View):
                          bind=BIND, persist_state=KEEP, disabled=how == "all_mean")
     matrix = summarise(view.weights, how, layer)
     where = _("every layer") if how == "all_mean" else layer_label(layer)
-    _export.chart(grid.plot_zoom(matrix, q_labels=view.tokens, k_labels=view.tokens, log=view.log),
+    title = _("{summary}: {where}").format(summary=shown[how], where=where)
+    _export.chart(grid.plot_zoom(matrix, q_labels=view.tokens, k_labels=view.tokens, log=view.log, title=title),
                   key="explorer_sum_map", width="stretch", name=(view.name, "summary", how, layer_label(layer)),
-                  title=_("{summary}: {where}").format(summary=shown[how], where=where), caption=view.caption(where))
+                  caption=view.caption(where))
     st.markdown(_(SAYS[how]))

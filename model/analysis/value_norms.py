@@ -76,14 +76,23 @@ def row_normalised(m: np.ndarray) -> np.ndarray:
     return np.divide(m, s, out=np.zeros_like(m, dtype=np.float64), where=s > 0)
 
 
+def differ(raw: np.ndarray, norm: np.ndarray, margin: float = 0.01) -> np.ndarray:
+    """(..., N) bool: the query rows whose largest raw weight and largest norm-weighted share fall on different
+    keys, the norms' pick ahead by more than `margin` (near-ties do not count). raw, norm: (..., N, N)."""
+    a, b = raw.argmax(-1), norm.argmax(-1)
+    ahead = np.take_along_axis(norm, b[..., None], -1)[..., 0] - np.take_along_axis(norm, a[..., None], -1)[..., 0]
+    return (a != b) & (ahead > margin)
+
+
 def disagreements(raw: np.ndarray, norm: np.ndarray, top: int = 8) -> list[dict]:
-    """The query rows whose largest raw weight and largest norm-weighted share fall on different keys, the most
-    different first: [{"query", "raw_key", "raw", "norm_key", "norm", "raw_key_share"}] with indices and shares
+    """The query rows that `differ`, the largest drop from raw weight to weighted share first:
+    [{"query", "raw_key", "raw", "norm_key", "norm", "raw_key_share"}] with indices and shares
     (raw (N, N) weights, norm (N, N) row-normalised α‖f‖)."""
     out = []
+    rows = differ(raw, norm)
     for i in range(raw.shape[0]):
         a, b = int(raw[i].argmax()), int(norm[i].argmax())
-        if a != b:
+        if rows[i]:
             out.append({"query": i, "raw_key": a, "raw": float(raw[i, a]), "norm_key": b, "norm": float(norm[i, b]),
                         "raw_key_share": float(norm[i, a])})
     out.sort(key=lambda d: d["raw"] - d["raw_key_share"], reverse=True)
