@@ -47,16 +47,16 @@ def ablation(name: str, device: str, text: str, heads: tuple[tuple[int, int], ..
     model, _ = load_model(name, device)
     run = qkv_run(name, device, text)
     means = abl.head_means(run.weights, run.v) if mode == "mean" else None
-    before = abl.run_ablated(model, run.ids)
+    before = abl.final_state(model, run.hidden[-1])
     after = abl.run_ablated(model, run.ids, heads, mode, means)
-    p, q = abl.probabilities(model, before.final), abl.probabilities(model, after.final)
+    kl, flipped, top = abl.output_change(model, before, after.final)
     answers = ({}, {})
     if hasattr(model, "cloze_logits"):
         words = list(run.word_texts)
         cands = {w: antecedent_candidates(words, w) for w, t in enumerate(words) if t.strip().lower() in PRONOUNS}
-        answers = tuple(abl.cloze_answers(model, r.final, run.ids, run.words, words, cands) for r in (before, after))
+        answers = tuple(abl.cloze_answers(model, f, run.ids, run.words, words, cands) for f in (before, after.final))
     return AblationView(tuple(heads), mode, after.weights, abl.attention_change(run.weights, after.weights),
-                        abl.kl_divergence(p, q), p.argmax(-1) != q.argmax(-1), abl.top_predictions(p, q), *answers)
+                        kl, flipped, top, *answers)
 
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)

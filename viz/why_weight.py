@@ -1,45 +1,46 @@
 """Why one weight: the q_i,d · k_j,d products summed into the score, and the row of scores the softmax
-turned into weights. numpy + labels in, Plotly out."""
+turned into weights. numpy + labels in, Plotly out (built from plain dicts, viz/unchecked.py: each figure
+reruns with the page)."""
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from i18n import _
 
 from .grid import layout
 from .heatmap import safe_labels
 from .theme import FONT
+from .unchecked import figure
 
-POSITIVE, NEGATIVE, PICKED = "#2166ac", "#b2182b", "#ff7f0e"
+POSITIVE, NEGATIVE, PICKED, OTHER = "#2166ac", "#b2182b", "#ff7f0e", "#6baed6"
 
 
 def plot_products(products: np.ndarray, top, *, title: str | None = None) -> go.Figure:
     """products: (D,) q_i,d · k_j,d; `top` dimensions drawn solid, the rest faded; blue adds, red subtracts."""
     p = np.asarray(products, np.float64)
-    top = set(int(d) for d in top)
-    colours = [POSITIVE if v >= 0 else NEGATIVE for v in p]
-    opacity = [1.0 if d in top else 0.35 for d in range(len(p))]
+    top = {int(d) for d in top}
     hover = _("dimension {d}<br>q·k term {value}").format(d="%{x}", value="%{y:+.5f}")
-    return go.Figure(go.Bar(x=list(range(len(p))), y=p, marker=dict(color=colours, opacity=opacity),
-                            hovertemplate=hover + "<extra></extra>"),
-                     layout=layout(title, 300, xaxis=dict(title=dict(text=_("dimension d of the head")), dtick=4),
-                                   yaxis=dict(title=dict(text="q<sub>i,d</sub> · k<sub>j,d</sub>"))))
+    return figure([dict(type="bar", x=list(range(len(p))), y=p.tolist(), hovertemplate=hover + "<extra></extra>",
+                        marker=dict(color=[POSITIVE if v >= 0 else NEGATIVE for v in p],
+                                    opacity=[1.0 if d in top else 0.35 for d in range(len(p))]))],
+                  layout(title, 300, xaxis=dict(title=dict(text=_("dimension d of the head")), dtick=4),
+                         yaxis=dict(title=dict(text="q<sub>i,d</sub> · k<sub>j,d</sub>"))))
 
 
 def plot_row(scores: np.ndarray, weights: np.ndarray, labels, picked: int, *, title: str | None = None) -> go.Figure:
     """The query's whole row: pre-softmax scores (top; masked keys, −∞, left out) and weights (bottom);
-    the picked key in orange."""
+    the picked key in orange. Two stacked axis domains of one layout."""
     s = np.asarray(scores, np.float64)
-    shown = np.where(np.isfinite(s), s, np.nan)
+    shown = [float(v) if np.isfinite(v) else None for v in s]
     xs = safe_labels(labels)
-    colours = [PICKED if j == picked else "#6baed6" for j in range(len(s))]
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.06)
-    fig.add_trace(go.Bar(x=xs, y=shown, marker_color=colours, name=_("score"),
-                         hovertemplate=_("key") + ": %{x}<br>" + _("score") + ": %{y:.4f}<extra></extra>"), 1, 1)
-    fig.add_trace(go.Bar(x=xs, y=np.asarray(weights, np.float64), marker_color=colours, name=_("weight"),
-                         hovertemplate=_("key") + ": %{x}<br>" + _("weight") + ": %{y:.5f}<extra></extra>"), 2, 1)
-    fig.update_layout(**layout(title, 420, showlegend=False))
-    fig.update_yaxes(title_text=_("score (before softmax)"), row=1, col=1, title_font=FONT)
-    fig.update_yaxes(title_text=_("weight (after softmax)"), row=2, col=1, title_font=FONT)
-    fig.update_xaxes(tickangle=-60, row=2, col=1)
-    return fig
+    colours = [PICKED if j == picked else OTHER for j in range(len(s))]
+    key, score, weight = _("key"), _("score"), _("weight")
+    return figure([
+        dict(type="bar", x=xs, y=shown, marker=dict(color=colours), name=score, xaxis="x", yaxis="y",
+             hovertemplate=f"{key}: %{{x}}<br>{score}: %{{y:.4f}}<extra></extra>"),
+        dict(type="bar", x=xs, y=np.asarray(weights, np.float64).tolist(), marker=dict(color=colours), name=weight,
+             xaxis="x2", yaxis="y2", hovertemplate=f"{key}: %{{x}}<br>{weight}: %{{y:.5f}}<extra></extra>")],
+        layout(title, 420, showlegend=False,
+               xaxis=dict(domain=[0, 1], anchor="y", matches="x2", showticklabels=False),
+               yaxis=dict(domain=[0.53, 1], anchor="x", title=dict(text=_("score (before softmax)"), font=FONT)),
+               xaxis2=dict(domain=[0, 1], anchor="y2", tickangle=-60),
+               yaxis2=dict(domain=[0, 0.47], anchor="x2", title=dict(text=_("weight (after softmax)"), font=FONT))))

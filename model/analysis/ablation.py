@@ -75,6 +75,34 @@ def probabilities(model, final: np.ndarray, positions=None) -> np.ndarray:
     return torch.softmax(logits, -1).numpy()
 
 
+@torch.inference_mode()
+def final_state(model, last_hidden: np.ndarray) -> np.ndarray:
+    """(N, C) what the output heads read, from the last layer's output (N, C): after a pre-LN stack's final
+    LayerNorm (post-LN stacks have none)."""
+    return model.encoder.final_norm(torch.tensor(last_hidden)).float().numpy()
+
+
+@torch.inference_mode()
+def output_change(model, before: np.ndarray, after: np.ndarray, k: int = 5):
+    """The LM head's distributions at every position before and after, compared in float32 (special tokens never
+    proposed). before, after: (N, C) final states. Returns (KL(before ‖ after) (N,) nats, first choice changed (N,),
+    TopPredictions with (N, 2, k) ids and probs)."""
+    logs = []
+    for final in (before, after):
+        logits = model.lm_head(torch.tensor(final).to(next(model.parameters()).device)).float().cpu()
+        logits[:, :len(bpe.SPECIALS)] = float("-inf")
+        logs.append(torch.log_softmax(logits, -1))
+    lp, lq = logs
+    p = lp.exp()
+    kl = (p * torch.where(p > 0, lp - lq, torch.zeros_like(lp))).sum(-1).clamp_min(0)
+    top_p, top_q = p.topk(k, -1), lq.exp().topk(k, -1)
+    ids = torch.stack([top_p.indices, top_q.indices], -2)                              # (N, 2, k)
+    probs = torch.stack([top_p.values, top_q.values], -2)
+    cross = torch.stack([p.gather(1, top_q.indices[:, :1])[:, 0], lq.exp().gather(1, top_p.indices[:, :1])[:, 0]], -1)
+    return (kl.numpy().astype(np.float64), (top_p.indices[:, 0] != top_q.indices[:, 0]).numpy(),
+            TopPredictions(ids.numpy(), probs.numpy().astype(np.float64), cross.numpy().astype(np.float64)))
+
+
 def kl_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """KL(p ‖ q) in nats along the last axis (0·log 0 = 0)."""
     p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)

@@ -61,35 +61,63 @@ def sites(tokenizer, samples: list[Sample]) -> Sites:
                  torch.tensor(wrong), tuple(pron), word_of, np.array(ante))
 
 
+BUCKET = 64                      # sentences per batch, grouped by length so little is padding
+
+
+def buckets(tokenizer, samples: list[Sample]) -> list[Sites]:
+    """`sites` of the samples in batches of BUCKET, shortest first (padding costs as much as text)."""
+    lengths = [len(text_input.encode(tokenizer, s.text, "cls_sep").ids) for s in samples]
+    order = np.argsort(lengths, kind="stable")
+    return [sites(tokenizer, [samples[i] for i in order[k:k + BUCKET]]) for k in range(0, len(samples), BUCKET)]
+
+
 @torch.inference_mode()
-def _pass(model, s: Sites, edits: dict, head: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """(answer right (B,), coreference head's argmax word is the antecedent (B,)) with `edits` ablated."""
+def _base(model, s: Sites) -> list[torch.Tensor]:
+    """The hidden states entering every layer (and the stack's output), as the model reads the batch."""
+    with capturing():
+        return model.encode(s.ids, mask=model.padding_mask(s.ids)).hidden
+
+
+@torch.inference_mode()
+def _from(model, s: Sites, hidden: list[torch.Tensor], start: int, edits: dict, head: tuple[int, int]):
+    """(answer right (B,), coreference head points at the antecedent (B,) or None when it cannot have changed)
+    with `edits` ablated in layer `start` or later: the layers below are the same as without them, so the run
+    starts from the hidden state entering `start`. As Stack.forward, then its final norm."""
     layer, h = head
-    with ablating(edits), capturing():
-        out = model.encode(s.ids, mask=model.padding_mask(s.ids))
-    logits = model.cloze_logits(out.x, s.rows, s.cols)                             # (B, V)
-    right = (logits.gather(1, s.right[:, None]) > logits.gather(1, s.wrong[:, None]))[:, 0].numpy()
-    w = out.intermediates[layer].weights[:, h].float().numpy()                    # (B, T, T)
+    x, mask, weights = hidden[start], model.padding_mask(s.ids), None
+    with ablating(edits):
+        for i, block in enumerate(model.encoder.layers[start:], start):
+            if i != layer:
+                x, _, _ = block(x, mask=mask)
+                continue
+            with capturing():
+                x, inter, _ = block(x, mask=mask)
+            weights = inter.weights[:, h].float().numpy()                              # (B, T, T)
+    x = model.encoder.final_norm(x)
+    logits = model.cloze_scores(x, s.rows, s.cols, torch.stack([s.right, s.wrong], 1))  # (B, 2)
+    right = (logits[:, 0] > logits[:, 1]).numpy()
+    if weights is None:
+        return right, None
     points = np.empty(len(right), dtype=bool)
     for b, pieces in enumerate(s.pronoun_pieces):
-        row = w[b, list(pieces)].mean(0)                                          # (T,) from the pronoun word
+        row = weights[b, list(pieces)].mean(0)                                        # (T,) from the pronoun word
         valid = s.word_of_piece[b] >= 0
-        to_words = np.bincount(s.word_of_piece[b][valid], weights=row[valid])     # summed over each word's pieces
+        to_words = np.bincount(s.word_of_piece[b][valid], weights=row[valid])         # summed over each word's pieces
         points[b] = int(to_words.argmax()) == s.antecedent_word[b]
     return right, points
 
 
 @torch.inference_mode()
-def mean_outputs(model, s: Sites) -> np.ndarray:
-    """(L, H, D) every head's output averaged over all the real (not padding) tokens of the batch."""
-    with capturing("weights", "v"):
-        out = model.encode(s.ids, mask=model.padding_mask(s.ids))
-    real = (s.ids != PAD)                                                            # (B, T)
-    means = []
-    for inter in out.intermediates:
-        z = (inter.weights @ inter.v).transpose(1, 2)[real]                          # (tokens, H, D)
-        means.append(z.mean(0))
-    return torch.stack(means).float().numpy()
+def mean_outputs(model, batches: list[Sites]) -> np.ndarray:
+    """(L, H, D) every head's output averaged over all the real (not padding) tokens of the batches."""
+    total, count = None, 0
+    for s in batches:
+        with capturing("weights", "v"):
+            out = model.encode(s.ids, mask=model.padding_mask(s.ids))
+        real = (s.ids != PAD)                                                        # (B, T)
+        z = torch.stack([(i.weights @ i.v).transpose(1, 2)[real].sum(0) for i in out.intermediates])   # (L, H, D)
+        total, count = (z if total is None else total + z), count + int(real.sum())
+    return (total / count).float().numpy()
 
 
 @dataclass(frozen=True)
@@ -122,14 +150,21 @@ def head_effects(model, tokenizer, samples: list[Sample], head: tuple[int, int],
     tokens) and measure both accuracies on the samples (schema sentences, see `sites`)."""
     if mode not in MODES:
         raise ValueError(f"ablation mode {mode!r}; choose from {MODES}")
-    s = sites(tokenizer, samples)
-    means = mean_outputs(model, s) if mode == "mean" else None
+    if getattr(model, "rel_bias", None) is not None:
+        raise ValueError("head_effects runs the layers itself and adds no relative-position bias")
+    batches = buckets(tokenizer, samples)
+    means = mean_outputs(model, batches) if mode == "mean" else None
     L, H = model.config.n_layers, model.config.n_heads
-    answer, pointing = np.empty((L, H)), np.empty((L, H))
-    base = _pass(model, s, {}, head)
-    for layer in range(L):
-        for h in range(H):
-            right, points = _pass(model, s, edits_for(model, [(layer, h)], mode, means), head)
-            answer[layer, h], pointing[layer, h] = right.mean(), points.mean()
-    return HeadEffects(mode, tuple(head), len(samples), float(base[0].mean()), answer, float(base[1].mean()),
-                       pointing)
+    right, points = np.zeros((L, H)), np.zeros((L, H))
+    base_right = base_points = 0.0
+    for s in batches:
+        hidden = _base(model, s)
+        r0, p0 = _from(model, s, hidden, 0, {}, head)
+        base_right, base_points = base_right + r0.sum(), base_points + p0.sum()
+        for layer in range(L):
+            for h in range(H):
+                r, p = _from(model, s, hidden, layer, edits_for(model, [(layer, h)], mode, means), head)
+                right[layer, h] += r.sum()
+                points[layer, h] += (p0 if p is None else p).sum()
+    n = len(samples)
+    return HeadEffects(mode, tuple(head), n, float(base_right / n), right / n, float(base_points / n), points / n)
