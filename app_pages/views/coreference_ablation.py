@@ -48,7 +48,7 @@ def _conclusion(fx) -> str:
 def render(device: str):
     shown = {k: _(v) for k, v in MODES.items()}
     _url.as_option("coref_ablate_mode", list(MODES), list(shown.values()))
-    mode = st.radio(_("Ablation"), list(MODES), key="coref_ablate_mode", format_func=shown.get, bind=BIND,
+    mode = st.radio(_("How to remove"), list(MODES), key="coref_ablate_mode", format_func=shown.get, bind=BIND,
                     persist_state=KEEP, horizontal=True,
                     help=_("Zero: the head sends nothing. Mean: it sends its average output over these sentences' "
                            "tokens, so only what depends on the sentence is removed."))

@@ -97,7 +97,7 @@ def render(view: View):
                                    "weights stay as they were."))
     shown = {k: _(v) for k, v in MODES.items()}
     _url.as_option("explorer_ablate_mode", list(MODES), list(shown.values()))
-    mode = c2.radio(_("Ablation"), list(MODES), key="explorer_ablate_mode", format_func=shown.get, bind=BIND,
+    mode = c2.radio(_("How to remove"), list(MODES), key="explorer_ablate_mode", format_func=shown.get, bind=BIND,
                     persist_state=KEEP, horizontal=True,
                     help=_("Zero ablation (Michel et al. 2019) removes what the head sends; mean ablation keeps its "
                            "average contribution and removes only what depends on the text."))
