@@ -44,3 +44,18 @@ def plot_row(scores: np.ndarray, weights: np.ndarray, labels, picked: int, *, ti
                yaxis=dict(domain=[0.53, 1], anchor="x", title=dict(text=_("score (before softmax)"), font=FONT)),
                xaxis2=dict(domain=[0, 1], anchor="y2", tickangle=-60),
                yaxis2=dict(domain=[0, 0.47], anchor="x2", title=dict(text=_("weight (after softmax)"), font=FONT))))
+
+
+def with_click_targets(fig: go.Figure, matrix: np.ndarray, *, q_labels, k_labels, decimals: int = 6) -> go.Figure:
+    """A zoom heatmap (grid.plot_zoom) with an invisible marker on every cell, so a click selects the cell (Plotly
+    selects points of scatter traces, not heatmap cells). The markers hover as the heatmap does."""
+    m = np.asarray(matrix, np.float32)
+    ys, xs = safe_labels(q_labels), safe_labels(k_labels)
+    rows, cols = np.divmod(np.arange(m.size), m.shape[1])
+    query, key, weight = _("query"), _("key"), _("weight")
+    target = dict(type="scatter", x=[xs[j] for j in cols], y=[ys[i] for i in rows], mode="markers",
+                  customdata=m.ravel(), marker=dict(color="rgba(0,0,0,0)", size=max(4, min(30, 600 // len(xs)))),
+                  hovertemplate=f"{query}: %{{y}}<br>{key}: %{{x}}<br>{weight}: %{{customdata:.{decimals}f}}"
+                                "<extra></extra>", showlegend=False, name=_("cells"))
+    spec = fig.to_plotly_json()
+    return figure([*spec["data"], target], {**spec["layout"], "clickmode": "event+select"})

@@ -177,10 +177,10 @@ def render():
                           "tokens still shown (on average {removed:.1%} of the weight went to hidden tokens), so "
                           "rows sum to 1.").format(removed=removed))
         if len(q_labels):
-            explorer_why.remember_zoom(view, shown_rows, shown_rows)
-            _export.chart(grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log),
-                          key="explorer_zoom", width="stretch", name=(name, file_label(layer, head), "attention"),
-                          on_select=explorer_why.pick_cell, selection_mode="points",
+            fig = grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log)
+            fig, clicks = explorer_why.clickable_zoom(view, fig, zoom, shown_rows, q_labels, k_labels)
+            _export.chart(fig, key="explorer_zoom", width="stretch", name=(name, file_label(layer, head), "attention"),
+                          **clicks,
                           title=(_("{head} attention, special tokens hidden") if hide else _("{head} attention"))
                           .format(head=head_label(layer, head)),
                           caption=caption(name, text, head_label(layer, head)))

@@ -18,14 +18,22 @@ from viz import why_weight as viz
 
 BIND = _url.BIND
 TAB = N_("Why this weight")
+CLICK_MAX = 160                      # tokens a side the zoom takes clicks on (one invisible marker per cell)
 ZOOM_MAP = "_explorer_zoom_map"      # session state: what the zoom's rows and columns are, for a click on it
 INDEX = re.compile(r"·(\d+)$")
 
 
-def remember_zoom(view: View, rows, cols) -> None:
-    """Before the zoom is drawn: which shown token each of its rows and columns is (a click names a cell)."""
+def clickable_zoom(view: View, fig, matrix, rows, q_labels, k_labels):
+    """(figure, chart arguments) for the zoomed head: while this tab is open (and the zoom has at most CLICK_MAX
+    rows), a click target on every cell and a callback that brings the clicked cell here; else unchanged (the
+    other tabs' reruns pay nothing). rows: the shown token of each row (and column) of the zoom."""
+    tab = st.session_state.get("explorer_tab", st.query_params.get("explorer_tab"))   # a link: not yet in state
+    if tab != _(TAB) or len(q_labels) > CLICK_MAX:
+        return fig, {}
     st.session_state[ZOOM_MAP] = (view.name, view.device, view.text, view.layer, view.head, view.words,
-                                  tuple(rows), tuple(cols))
+                                  tuple(int(r) for r in rows))
+    return (viz.with_click_targets(fig, matrix, q_labels=q_labels, k_labels=k_labels),
+            dict(on_select=pick_cell, selection_mode="points"))
 
 
 def pick_cell() -> None:
@@ -34,7 +42,8 @@ def pick_cell() -> None:
     kept = st.session_state.get(ZOOM_MAP)
     if not points or kept is None:
         return
-    name, device, text, layer, head, words, rows, cols = kept
+    name, device, text, layer, head, words, rows = kept
+    cols = rows
     ys, xs = INDEX.search(str(points[0].get("y", ""))), INDEX.search(str(points[0].get("x", "")))
     if ys is None or xs is None or int(ys.group(1)) >= len(rows) or int(xs.group(1)) >= len(cols):
         return
@@ -46,6 +55,11 @@ def pick_cell() -> None:
     k = max(k_pieces, key=lambda p: run.weights[layer, head, q, p])         # the key word's piece q weighs most
     st.session_state["explorer_why_q"], st.session_state["explorer_why_k"] = int(q), int(k)
     st.session_state["explorer_tab"] = _(TAB)
+
+
+def _weight(w: float) -> str:
+    """A weight to 4 decimals, or in scientific notation when that would read 0.0000."""
+    return f"{w:.4f}" if w >= 5e-5 or w == 0 else f"{w:.2e}"
 
 
 def _defaults(view: View, n: int):
@@ -62,8 +76,13 @@ def render(view: View):
     _url.stale_link("explorer_why_q", labels, _("the query piece"), labels[0])
     _url.stale_link("explorer_why_k", labels, _("the key piece"), labels[0])
     _defaults(view, n)
-    st.caption(_("Click a cell of the zoomed head above, or pick a query and a key. The numbers are the model's "
-                 "own q, k and scores for {head}, captured as it ran.").format(head=head_label(layer, head)))
+    if len(view.tokens) <= CLICK_MAX:
+        st.caption(_("Click a cell of the zoomed head above, or pick a query and a key. The numbers are the model's "
+                     "own q, k and scores for {head}, captured as it ran.").format(head=head_label(layer, head)))
+    else:
+        st.caption(_("Pick a query and a key (the zoomed head has too many cells to click). The numbers are the "
+                     "model's own q, k and scores for {head}, captured as it ran.").format(
+            head=head_label(layer, head)))
     c1, c2 = st.columns(2)
     i = c1.selectbox(_("Query piece"), range(n), key="explorer_why_q", format_func=labels.__getitem__, bind=BIND)
     j = c2.selectbox(_("Key piece"), range(n), key="explorer_why_k", format_func=labels.__getitem__, bind=BIND)
@@ -71,12 +90,12 @@ def render(view: View):
     d_k = len(parts.products)
     q_tok, k_tok = md(labels[i]), md(labels[j])
     st.markdown(_("**Why “{query}” gives “{key}” weight {weight} in {head}** (rank {rank} of {n} in its row)").format(
-        query=q_tok, key=k_tok, weight=f"{parts.weight:.4f}", head=head_label(layer, head), rank=parts.rank, n=n))
+        query=q_tok, key=k_tok, weight=_weight(parts.weight), head=head_label(layer, head), rank=parts.rank, n=n))
     m = st.columns(4)
     m[0].metric(_("q·k = Σ over {d} dimensions").format(d=d_k), f"{parts.dot:.4f}")
     m[1].metric(_("× 1/√d_k"), f"{parts.scale:.4f}", help=_("d_k = {d}: 1/√{d} = {s:.4f}").format(d=d_k, s=parts.scale))
     m[2].metric(_("score before softmax"), f"{parts.score:.4f}" if parts.allowed else "−∞")
-    m[3].metric(_("weight after softmax"), f"{parts.weight:.4f}")
+    m[3].metric(_("weight after softmax"), _weight(parts.weight))
     if parts.allowed:
         bias = (_(" + a bias of {bias:.4f} the model adds") if abs(parts.bias) > 1e-4 else "").format(bias=parts.bias)
         st.markdown(_("score = {dot:.4f} × {scale:.4f} = {rebuilt:.6f}{bias}; the model's captured score is "

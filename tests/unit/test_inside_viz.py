@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from viz import ablation, qk_scatter, value_norms, why_weight
+from viz import ablation, grid, qk_scatter, value_norms, why_weight
 
 TOKENS = ["[CLS]", "the", "<b>cat</b>", "sat", "[SEP]"]
 
@@ -52,3 +52,13 @@ def test_qk_lines_join_each_pair_query_to_its_key():
     fig = qk_scatter.plot_qk(q, k, q_text=["a", "b"], k_text=["c", "d"], pairs=np.array([[1, 0, 0.8]]),
                              explained=np.array([0.5, 0.2]))
     assert fig.data[0].x == (1.0, 5.0, None) and fig.data[0].y == (1.0, 5.0, None)
+
+
+def test_click_targets_put_one_marker_on_every_cell_of_the_zoom():
+    w = rows(5)
+    zoom = grid.plot_zoom(w, q_labels=TOKENS, k_labels=TOKENS)
+    fig = why_weight.with_click_targets(zoom, w, q_labels=TOKENS, k_labels=TOKENS)
+    assert checked(fig).to_dict() == fig.to_dict()
+    heat, targets = fig.data
+    assert len(targets.x) == 25 and (targets.y[7], targets.x[7]) == (heat.y[1], heat.x[2])     # row 1, column 2
+    assert np.asarray(targets.customdata)[7] == w[1, 2] and fig.layout.clickmode == "event+select"
