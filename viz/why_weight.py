@@ -1,6 +1,8 @@
 """Why one weight: the q_i,d · k_j,d products summed into the score, and the row of scores the softmax
 turned into weights. numpy + labels in, Plotly out (built from plain dicts, viz/unchecked.py: each figure
 reruns with the page)."""
+import html
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -26,12 +28,15 @@ def plot_products(products: np.ndarray, top, *, title: str | None = None) -> go.
                          yaxis=dict(title=dict(text="q<sub>i,d</sub> · k<sub>j,d</sub>"))))
 
 
-def plot_row(scores: np.ndarray, weights: np.ndarray, labels, picked: int, *, title: str | None = None) -> go.Figure:
-    """The query's whole row: pre-softmax scores (top; masked keys, −∞, left out) and weights (bottom);
-    the picked key in orange. Two stacked axis domains of one layout."""
+def plot_row(scores: np.ndarray, weights: np.ndarray, labels, picked: int | None, *, positions=None,
+             title: str | None = None) -> go.Figure:
+    """The query's row: pre-softmax scores (top; masked keys, −∞, left out) and weights (bottom); the picked key
+    (an index into scores, or None) in orange. positions: each key's place in the text, for its label (default
+    0, 1, …). Two stacked axis domains of one layout."""
     s = np.asarray(scores, np.float64)
     shown = [float(v) if np.isfinite(v) else None for v in s]
-    xs = safe_labels(labels)
+    xs = safe_labels(labels) if positions is None else [f"{html.escape(str(t), quote=False)} ·{int(p)}"
+                                                         for t, p in zip(labels, positions)]
     colours = [PICKED if j == picked else OTHER for j in range(len(s))]
     key, score, weight = _("key"), _("score"), _("weight")
     return figure([

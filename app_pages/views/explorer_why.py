@@ -11,7 +11,7 @@ import streamlit as st
 from app_pages import _export, _head_runs, _runs, _state, _url
 from app_pages._markup import md
 from app_pages.views.explorer_view import View
-from i18n import N_, _
+from i18n import N_, _, ngettext
 from labels import file_label, head_label
 from model.analysis.why_weight import decompose
 from viz import why_weight as viz
@@ -122,11 +122,18 @@ def render(view: View):
         pos, neg = parts.products[parts.products > 0].sum(), parts.products[parts.products < 0].sum()
         st.caption(_("Positive terms add up to {pos:.3f}, negative ones to {neg:.3f}: the dot product is what "
                      "is left.").format(pos=pos, neg=neg))
-    _export.chart(viz.plot_row(parts.row_scores, parts.row_weights, run.tokens, j), key="explorer_why_row",
+    seen = np.flatnonzero(np.isfinite(parts.row_scores))            # the keys the softmax compared
+    at = int(np.searchsorted(seen, j)) if parts.allowed else None
+    _export.chart(viz.plot_row(parts.row_scores[seen], parts.row_weights[seen], [run.tokens[k] for k in seen], at,
+                               positions=seen), key="explorer_why_row",
                   width="stretch", name=(view.name, file_label(layer, head), f"q{i}", "row_scores"),
                   title=_("The row of “{query}”: every score the softmax compared").format(query=labels[i]),
                   caption=view.caption(head_label(layer, head)))
-    finite = parts.row_scores[np.isfinite(parts.row_scores)]
+    if len(seen) < n:
+        st.caption(ngettext("{m} key the mask forbids (score −∞, weight 0) is left out.",
+                            "{m} keys the mask forbids (score −∞, weight 0) are left out.", n - len(seen)).format(
+            m=n - len(seen)))
+    finite = parts.row_scores[seen]
     others = np.delete(parts.row_scores, j)
     others = others[np.isfinite(others)]
     gap = parts.score - others.max() if parts.allowed and len(others) else float("nan")
