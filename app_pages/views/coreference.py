@@ -10,6 +10,7 @@ from app_pages import _export, _predict, _present, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run
+from app_pages.views import coreference_ablation
 from i18n import N_, _, ngettext
 from labels import file_label, head_label
 from model.analysis.head_stats import antecedent_candidates
@@ -23,7 +24,7 @@ MAX_OPTIONS = 12              # the nearest earlier content words offered as a p
 PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
 OWN = N_("Your own text")
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
-TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked")]
+TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Head ablation")]
 
 
 def _pick_example():
@@ -278,7 +279,7 @@ def render():
     tabs = [_(t) for t in TABS]
     _url.named_anew("coref_tab", tabs)                         # the language changed: the open tab stays open
     _url.stale_link("coref_tab", tabs, _("the tab"), tabs[0])
-    tab1, tab2, tab3 = st.tabs(tabs, key="coref_tab", bind=BIND)
+    tab1, tab2, tab3, tab4 = st.tabs(tabs, key="coref_tab", bind=BIND)
     if tab1.open:
         with tab1:
             pronoun_view(run, chosen, text)
@@ -288,3 +289,6 @@ def render():
     if tab3.open:
         with tab3:
             ranking_view(coref_head_accuracy(COREF_MODEL, dev), chosen)
+    if tab4.open:
+        with tab4:
+            coreference_ablation.render(dev)

@@ -7,6 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _export, _present, _resources, _runs, _state, _url
+from app_pages.views import explorer_ablation, explorer_norms, explorer_qk, explorer_summaries, explorer_why
+from app_pages.views.explorer_view import View
 from i18n import N_, _, ngettext
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
@@ -19,7 +21,10 @@ CHIPS_OPEN_MAX = 24        # longer texts start with the token chips folded, so 
 HEAD_VIEW_MAX = 80          # tokens drawn at once in the head view
 KEEP = _url.KEEP             # the picks survive an emptied text box and a visit to another page
 BIND = _url.BIND             # and every pick is in the URL: a copied link opens this view
-TABS = [N_("Head view"), N_("Attends to & statistics"), N_("Rollout"), N_("Downloads")]
+TABS = [N_("Head view"), N_("Attends to & statistics"), N_("Rollout"), N_("Summaries"), N_("Ablation"),
+        explorer_why.TAB, N_("Value norms"), N_("Queries & keys"), N_("Downloads")]
+INSIDE = {"Summaries": explorer_summaries, "Ablation": explorer_ablation, explorer_why.TAB: explorer_why,
+          "Value norms": explorer_norms, "Queries & keys": explorer_qk}    # tabs that look inside a head
 STAT_NAMES = {"entropy": N_("entropy (nats)"), "entropy_fraction": N_("entropy ÷ uniform entropy"),
               "mean_distance": N_("mean distance (tokens)"), "self": N_("share on itself"),
               "previous": N_("share on previous token"), "cls": N_("share on [CLS]/[BOS]"),
@@ -99,11 +104,12 @@ def render():
         st.markdown(token_chips(tokens, run.ids, run.unknown), unsafe_allow_html=True)
         st.caption(_("Each chip: token, then position · id. Dashed red: not in the model's vocabulary "
                      "(read as [UNK])."))
+    as_words = False
     if any(len(w) > 1 for w in run.words) and st.toggle(
             _("Whole words"), True, key="explorer_words", bind=BIND, persist_state=KEEP,
             help=_("Attention to a word is the sum over its pieces; from a word, the mean of its pieces' rows "
                    "(Clark et al. 2019). Off: every piece on its own.")):
-        tokens = run.word_texts
+        tokens, as_words = run.word_texts, True
         weights = _runs.explorer_word_weights(name, _resources.device(), text)
         N = len(tokens)
         st.caption(_("Shown as {words} whole words made of {pieces} pieces.").format(words=N,
@@ -135,6 +141,7 @@ def render():
                      help=_("Drop [CLS], [SEP], [PAD], [BOS], [EOS] rows and columns in the zoom and renormalise "
                             "each row."))
 
+    view = View(name, _resources.device(), text, run, as_words, tokens, weights, layer, head, picked, log)
     stats = head_stats.head_stats(weights, tokens)
     labels = head_stats.label_heads(stats)
     cell = _("entropy {entropy:.2f} · distance {distance:.1f}")
@@ -157,6 +164,7 @@ def render():
         st.subheader(head_label(layer, head))
         zoom = weights[layer, head]
         q_labels = k_labels = tokens
+        shown_rows = range(N)
         if hide:
             keep = analysis.keep_positions(tokens)
             if len(keep) == 0:
@@ -164,12 +172,15 @@ def render():
             else:
                 zoom, removed = analysis.renormalised(zoom, keep)
                 q_labels = k_labels = [tokens[i] for i in keep]
+                shown_rows = keep
                 st.info(_("Special tokens hidden. Each row is renormalised: divided by the weight it puts on the "
                           "tokens still shown (on average {removed:.1%} of the weight went to hidden tokens), so "
                           "rows sum to 1.").format(removed=removed))
         if len(q_labels):
-            _export.chart(grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log),
-                          key="explorer_zoom", width="stretch", name=(name, file_label(layer, head), "attention"),
+            fig = grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log)
+            fig, clicks = explorer_why.clickable_zoom(view, fig, zoom, shown_rows, q_labels, k_labels)
+            _export.chart(fig, key="explorer_zoom", width="stretch", name=(name, file_label(layer, head), "attention"),
+                          **clicks,
                           title=(_("{head} attention, special tokens hidden") if hide else _("{head} attention"))
                           .format(head=head_label(layer, head)),
                           caption=caption(name, text, head_label(layer, head)))
@@ -185,7 +196,12 @@ def render():
     # lazy tabs: only the open tab's content runs on a rerun
     tabs = [_(t) for t in TABS]                     # the URL holds the shown label
     _url.stale_link("explorer_tab", tabs, _("the tab"), tabs[0])
-    lines_tab, stats_tab, rollout_tab, export_tab = st.tabs(tabs, key="explorer_tab", on_change="rerun", bind=BIND)
+    lines_tab, stats_tab, rollout_tab, *inside, export_tab = st.tabs(tabs, key="explorer_tab", on_change="rerun",
+                                                                    bind=BIND)
+    for label, tab in zip(TABS[3:-1], inside):
+        if tab.open:
+            with tab:
+                INSIDE[label].render(view)
     with lines_tab:
         if lines_tab.open:
             h1, h2, h3 = st.columns([2, 2, 1])

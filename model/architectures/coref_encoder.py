@@ -29,6 +29,12 @@ class ClozeHead(nn.Module):
     def forward(self, h, embedding: torch.Tensor):
         return self.norm(ACTIVATIONS["gelu"](self.dense(h))) @ embedding.T + self.bias
 
+    def scores(self, h, embedding: torch.Tensor, ids: torch.Tensor):
+        """The logits of some tokens only: h (R, C), ids (R, K) -> (R, K), forward(h)[r, ids[r]] without the
+        (R, V) product."""
+        z = self.norm(ACTIVATIONS["gelu"](self.dense(h)))                  # (R, C)
+        return (embedding[ids] @ z[:, :, None])[..., 0] + self.bias[ids]
+
 
 class CorefEncoder(Transformer):
     """Transformer(kind="encoder") whose `lm_head` is the masked-LM head, plus `cloze_head`."""
@@ -52,6 +58,10 @@ class CorefEncoder(Transformer):
     def cloze_logits(self, x: torch.Tensor, batch_index: torch.Tensor, positions: torch.Tensor):
         """x: (B, T, C) final hidden; batch_index, positions: (R,) pronoun sites -> (R, V) logits."""
         return self.cloze_head(x[batch_index, positions], self.embed.tok.weight)
+
+    def cloze_scores(self, x: torch.Tensor, batch_index: torch.Tensor, positions: torch.Tensor, ids: torch.Tensor):
+        """x: (B, T, C); batch_index, positions: (R,); ids: (R, K) candidate tokens -> (R, K) their cloze logits."""
+        return self.cloze_head.scores(x[batch_index, positions], self.embed.tok.weight, ids)
 
     def forward_both(self, ids, batch_index, positions):
         """Fast path for training: (masked-LM logits (B, T, V), cloze logits (R, V))."""

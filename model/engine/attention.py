@@ -2,7 +2,8 @@
 
 Two paths: a fast one (`F.scaled_dot_product_attention`, or a kernel given at construction) for training
 and whenever nobody looks, and an explicit one, taken inside `model.engine.capture.capturing()`, that also
-returns the weights (and, on request, q, k, v, scores).
+returns the weights (and, on request, q, k, v, scores). On every path, heads named in an enclosing
+`model.engine.ablation.ablating()` block have their outputs replaced before W_O.
 Masks are boolean "may attend" tensors (True = may attend), broadcastable to (B, H, Tq, Tk); a bias is a float
 tensor added to the scaled scores before the softmax (a learned relative-position bias), broadcastable the same way.
 """
@@ -12,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from model.engine.ablation import edit
 from model.engine.capture import Intermediates, active
 
 
@@ -110,14 +112,14 @@ class MultiHeadAttention(nn.Module):
         request = active()
         if request is None:
             if self.kernel is not None and mask is None and kv_cache is None and bias is None:
-                return self.w_o(self.merge_heads(self.kernel(q, k, v))), None
+                return self.w_o(self.merge_heads(edit(self, self.kernel(q, k, v)))), None
             p = self.dropout if self.training else 0.0
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=self._float_mask(mask, bias), dropout_p=p)
-            return self.w_o(self.merge_heads(y)), None
+            return self.w_o(self.merge_heads(edit(self, y))), None
         if request.weights_only and not torch.is_grad_enabled():     # in-place ops: inference only
             shape = (q.shape[0], self.n_heads, q.shape[2], k.shape[2])
             y, weights = attention_into(q, k, v, mask, out=request.buffer_for(shape), bias=bias)
-            return self.w_o(self.merge_heads(y)), Intermediates(weights=weights)
+            return self.w_o(self.merge_heads(edit(self, y))), Intermediates(weights=weights)
         y, weights, scores = attention(q, k, v, mask, bias)
         kept = {name: t for name, t in (("q", q), ("k", k), ("v", v), ("scores", scores)) if name in request.keep}
-        return self.w_o(self.merge_heads(y)), Intermediates(weights=weights, **kept)
+        return self.w_o(self.merge_heads(edit(self, y))), Intermediates(weights=weights, **kept)

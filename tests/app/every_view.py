@@ -2,9 +2,11 @@
 the default leaves undrawn, and the answers the predictions hide (predict off). (page file, session-state values to set
 before the run), the values in English."""
 VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": "Attends to & statistics"}),
+         *[("explorer.py", {"explorer_tab": t}) for t in ("Summaries", "Ablation", "Why this weight", "Value norms",
+                                                          "Queries & keys")],
          ("tokenization.py", {}), ("coreference.py", {}),
-         ("coreference.py", {"predict": False}), ("generation.py", {}),
-         ("generation.py", {"gen_tab": "Sentence probability"}), ("translation.py", {}),
+         ("coreference.py", {"predict": False}), ("coreference.py", {"coref_tab": "Head ablation"}),
+         ("generation.py", {}), ("generation.py", {"gen_tab": "Sentence probability"}), ("translation.py", {}),
          ("masks.py", {}), ("masks.py", {"predict": False}), ("images.py", {}),
          ("images.py", {"img_model": "swin_scenes"}), ("architecture.py", {}),
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],

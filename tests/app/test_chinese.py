@@ -29,6 +29,9 @@ English Language
 LATIN_TERMS |= {w.lower() for w in "Clark Abnar Zuidema GELU translator".split()}
 LATIN_TERMS |= {"pr", "exp"}                 # the textbook writes probabilities Pr(t_1, …, t_N) and exp in Latin
 LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 2020): the masks page's random pattern
+# cited authors (Kobayashi et al.: value norms; Michel et al.: head ablation), a tool's name (AttentionViz) and the
+# Kullback–Leibler divergence, named after its authors
+LATIN_TERMS |= {w.lower() for w in "Kobayashi Michel AttentionViz KL".split()}
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # first, HTML entities become spaces and back-to-back tags are parted, so a chip's "0·2</sub></span><span title=…>"
 # reads as a number, then tags (else the number's span runs into the next tag and leaves its attributes as words)

@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from model import checkpoints
+from model.analysis.ablation_eval import head_effects
 from model.architectures.coref_encoder import CorefEncoder
 from model.data import bpe, real_text, text_input
 from model.data import course_world as corpus
@@ -174,6 +175,7 @@ def metrics(model, tok, head: list[int]) -> dict:
     hits_p, hits_f = ref_hits(model, tok, pairs_)[layer, h], ref_hits(model, tok, frames_)[layer, h]
     out["coref_acc_heldout_pairs"] = float(hits_p.mean())
     out["coref_acc_heldout_frames"] = float(hits_f.mean())
+    out.update(ablation_metrics(model, tok, pairs_, head))
     out["coref_pair_acc_heldout"] = pair_accuracy(np.concatenate([hits_p, hits_f]), pairs_ + frames_)
     out.update(baselines(pairs_ + frames_))
     old_words = corpus.core_words()
@@ -192,6 +194,17 @@ def metrics(model, tok, head: list[int]) -> dict:
     out["mlm_acc_heldout_real"] = round(acc, 4)
     out.update(general_gpt.head_measures(model, seqs, general_encoder.RECIPE, prefix=[bpe.CLS], suffix=[bpe.SEP]))
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def ablation_metrics(model, tok, samples, head) -> dict:
+    """The model's own answer (the cloze head choosing between the sentence's two nouns) on held-out pairs, with
+    the coreference head zero-ablated, and the largest drop any single other head's zero ablation causes."""
+    effects = head_effects(model, tok, samples, tuple(head), "zero")
+    other, drop = effects.largest_other()
+    return {"coref_answer_acc_heldout_pairs": effects.answer_base,
+            "coref_acc_heldout_pairs_without_coref_head": float(effects.answer_without[tuple(head)]),
+            "coref_acc_max_drop_other_head": drop, "coref_acc_max_drop_other_head_at": list(other),
+            "coref_ablation": "zero"}
 
 
 def evaluate() -> dict:
