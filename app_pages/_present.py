@@ -114,7 +114,8 @@ def figure(fig):
         fig.update_xaxes(constrain="domain")
     if m == "dark":
         fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"],
-                          title_font_color=DARK["ink"])          # a title's own colour would stay dark on dark
+                          title_font_color=DARK["ink"],          # a title's or legend's own colour would stay dark
+                          legend_font_color=DARK["ink"])
         fig.update_annotations(font_color=DARK["ink"])          # subplot titles too
         axes = dict(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"], tickfont_color=DARK["ink"],
                     title_font_color=DARK["ink"])

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _url
+from app_pages import _export, _present, _resources, _runs, _url
 from i18n import N_, _
 from labels import file_label, head_label, head_only, layer_label
 from model import checkpoints
@@ -74,6 +74,7 @@ def _drawing(digits: bool) -> bytes | None:
 
 def render():
     st.title(_("Attention over image patches"))
+    _present.slot()                    # presenting: the heads' attention on the image comes first
     st.markdown(_(
         "A Vision Transformer cuts the image into square **patches**, flattens each one, multiplies it by the "
         "same matrix to get a token, adds a learned position, and puts a learned **<cls>** token in front. "
@@ -236,7 +237,7 @@ def render():
                 _("Clear patches get more, veiled ones less of {query}'s attention; hover for the exact weight. The "
                   "rest of each row goes to <cls> itself: {to_cls}.")).format(query=query, to_cls=to_cls))
     top = float(rows[layer].max())                                            # one colour scale for the heads
-    head_cols = st.columns(cfg.n_heads)
+    head_cols = (_present.main() or st).columns(cfg.n_heads)               # presenting: at the top of the page
     for h, col in enumerate(head_cols):
         _export.chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=head_label(layer, h),
                                         height=300, look=look, zmax=top), key=f"overlay_{h}", where=col,

@@ -35,7 +35,7 @@ def test_a_dark_link_presents_the_page_and_off_gives_it_back():
 def test_dark_figures_write_their_titles_in_the_light_ink():
     spec = plotly_chart(open_link("translation.py", present="Dark"), "tr_cross_grid")
     assert spec["layout"]["paper_bgcolor"] == _present.DARK["paper"]
-    assert spec["layout"]["title"]["font"]["color"] == _present.DARK["ink"]
+    assert spec["layout"]["title"]["font"]["color"] == spec["layout"]["legend"]["font"]["color"] == _present.DARK["ink"]
     assert {a["font"]["color"] for a in spec["layout"]["annotations"]} == {_present.DARK["ink"]}     # H0, H1, …
 
 
@@ -110,7 +110,7 @@ def _first(at, chart_key: str) -> str:
 @pytest.mark.parametrize("page, chart_key", [
     ("coreference.py", "coref_arrows"), ("masks.py", "masks_plot_A"), ("positional.py", "order_heat_a"),
     ("generation.py", "next_bars"), ("translation.py", "tr_cross_grid"), ("architecture.py", "arch_diagram"),
-    ("why_attention.py", "why_growth")])
+    ("why_attention.py", "why_growth"), ("images.py", "overlay_0")])
 def test_presenting_puts_each_pages_main_figure_above_its_controls(page, chart_key):
     # the usual page draws it below its inputs (checked on the explorer above); presenting, above every one
     assert _first(open_link(page, present="Light", predict="false"), chart_key) == "chart"
