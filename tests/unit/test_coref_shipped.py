@@ -47,10 +47,16 @@ def test_evaluation_meets_the_bars(metrics):
     assert metrics["mlm_acc_heldout_real"] >= 0.15          # it still reads real text
 
 
+# measured on the shipped weights after their training (the head ablation): not in the metrics recorded then
+MEASURED_LATER = {"coref_answer_acc_heldout_pairs", "coref_acc_heldout_pairs_without_coref_head",
+                  "coref_acc_max_drop_other_head", "coref_acc_max_drop_other_head_at", "coref_ablation"}
+
+
 def test_evaluation_reproduces_the_numbers_recorded_at_training(shipped, metrics):
     recorded = shipped[1]["metrics"]
-    for key, value in metrics.items():
-        assert recorded[key] == pytest.approx(value, abs=1e-6), key
+    assert set(recorded) <= set(metrics) and set(metrics) - set(recorded) <= MEASURED_LATER
+    for key, value in recorded.items():
+        assert metrics[key] == pytest.approx(value, abs=1e-6), key
 
 
 def test_head_is_chosen_on_validation(shipped, metrics):
