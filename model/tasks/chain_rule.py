@@ -3,9 +3,9 @@ every factor read from one causal forward pass over [BOS] t₁ … t_N (position
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 from model.data import text_input
-from model.training.objectives import causal_token_losses
 
 
 @dataclass(frozen=True)
@@ -34,4 +34,12 @@ def sentence_probability(model, tokenizer, text: str) -> SentenceProbability:
         raise ValueError("There is no text to score.")
     limit = model.config.max_len
     ids = enc.ids[:limit]
-    return SentenceProbability(tuple(enc.tokens[1:limit]), -causal_token_losses(model, ids), len(enc.ids) > limit)
+    return SentenceProbability(tuple(enc.tokens[1:limit]), _next_log_probs(model, ids), len(enc.ids) > limit)
+
+
+@torch.inference_mode()
+def _next_log_probs(model, ids: list[int]) -> np.ndarray:
+    """ln Pr(t_{i+1} | t_≤i) at each position of one causal pass over ids (N,): (N − 1,) float64."""
+    x = torch.tensor([ids], device=next(model.parameters()).device)
+    logp = torch.log_softmax(model(x)[0].double(), dim=-1)               # (N, V)
+    return logp[:-1].gather(1, x[0, 1:, None]).squeeze(1).cpu().numpy()
