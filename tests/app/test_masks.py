@@ -176,7 +176,14 @@ def test_sparse_model_reads_english_and_chinese_as_readable_pieces_without_unk(a
     assert not any("[UNK]" in w.value for w in at.warning)
 
 
+def live_sparse(at):
+    """The live tab on the sparse model, whichever test ran before on this worker."""
+    show(at, "Live effect")
+    at.selectbox(key="masks_model").set_value("sparse_encoder").run()
+
+
 def test_sparse_model_evaluation_caption_states_the_shipped_metrics(at, sparse_meta):
+    live_sparse(at)
     m = sparse_meta["metrics"]
     caption = next(c.value for c in at.caption if c.value.startswith("Evaluation on"))
     assert "held-out real text" in caption and "piece" in caption
@@ -192,6 +199,7 @@ def test_sparse_model_evaluation_caption_states_the_shipped_metrics(at, sparse_m
 
 
 def test_text_longer_than_the_model_reads_is_cut_with_a_notice(at, sparse_meta):
+    live_sparse(at)
     at.text_area(key="masks_text").set_value("The cat sat on the mat. " * 110)   # about 660 pieces
     at.run()
     assert not at.exception
