@@ -20,6 +20,15 @@ def qkv_run(name: str, device: str, text: str):
     return run_text(model, load_tokenizer(name), text, text_rule(name), qkv=True, logits=False)
 
 
+def _base(name: str, device: str, text: str, mode: str):
+    """The run an ablation starts from: the explorer's own (weights and hidden states) for zero ablation, the one
+    with q, k, v for mean ablation (a head's mean output needs its values)."""
+    if mode == "zero":
+        from app_pages._runs import explorer_run
+        return explorer_run(name, device, text)
+    return qkv_run(name, device, text)
+
+
 @dataclass(frozen=True)
 class AblationView:
     """One text with `heads` removed. weights: (L, H, N, N) after; change: (L, H) mean total-variation change of
@@ -45,7 +54,7 @@ def ablation(name: str, device: str, text: str, heads: tuple[tuple[int, int], ..
     from model.analysis.head_stats import antecedent_candidates
     from model.data.course_world import PRONOUNS
     model, _ = load_model(name, device)
-    run = qkv_run(name, device, text)
+    run = _base(name, device, text, mode)
     means = abl.head_means(run.weights, run.v) if mode == "mean" else None
     before = abl.final_state(model, run.hidden[-1])
     after = abl.run_ablated(model, run.ids, heads, mode, means)
@@ -66,13 +75,14 @@ def masked_word(name: str, device: str, text: str, word: int, heads: tuple[tuple
     from model.analysis import ablation as abl
     from model.data import bpe
     model, _ = load_model(name, device)
-    run = qkv_run(name, device, text)
+    run = _base(name, device, text, mode)
     pieces = run.words[word]
     if any(run.ids[k] < len(bpe.SPECIALS) for k in pieces):
         return None
     ids = abl.masked_ids(run.ids, pieces)
     means = abl.head_means(run.weights, run.v) if mode == "mean" else None
-    before, after = abl.run_ablated(model, ids), abl.run_ablated(model, ids, heads, mode, means)
+    before = abl.run_ablated(model, ids, weights=False)
+    after = abl.run_ablated(model, ids, heads, mode, means, weights=False)
     p, q = (abl.probabilities(model, r.final, [pieces[0]])[0] for r in (before, after))
     return abl.top_predictions(p, q)
 

@@ -132,7 +132,7 @@ def render(view: View):
     name = st.selectbox(_("A later head to compare"), names, names.index(biggest), key="explorer_ablate_look",
                         bind=BIND, help=_("Offered first: the head whose attention changed most."))
     layer, head = later[names.index(name)]
-    after = view.shown(result.weights)[layer, head]
+    after = view.shown(result.weights[layer, head])
     left, right = st.columns(2)
     with left:
         title = _("{head} after the ablation").format(head=name)

@@ -63,7 +63,13 @@ def _weight(w: float) -> str:
 
 
 def _defaults(view: View, n: int):
-    """Query: the picked token's first piece; key: the piece it weighs most in the zoomed head."""
+    """Query: the picked token's first piece; key: the piece it weighs most in the zoomed head. Another text: the
+    old picks name other pieces, so the defaults again (a link's picks, on its first run, are kept)."""
+    before = st.session_state.get("explorer_why_tokens")
+    st.session_state["explorer_why_tokens"] = view.run.tokens
+    if before is not None and before != view.run.tokens:
+        for key in ("explorer_why_q", "explorer_why_k"):
+            st.session_state.pop(key, None)
     _state.clamp_index("explorer_why_q", n, view.pieces_of(view.picked)[0] if view.picked < len(view.tokens) else 0)
     row = view.run.weights[view.layer, view.head, st.session_state["explorer_why_q"]]
     _state.clamp_index("explorer_why_k", n, int(row.argmax()))

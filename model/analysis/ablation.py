@@ -47,22 +47,27 @@ def edits_for(model, heads, mode: str, means: np.ndarray | None = None) -> dict:
 
 @dataclass(frozen=True)
 class Ablated:
-    """One text read with some heads removed. weights: (L, H, N, N) float32; final: (N, C) the last hidden
-    state (after a pre-LN stack's final LayerNorm), what the output heads read."""
+    """One text read with some heads removed. weights: (L, H, N, N) float32 (None when not captured); final: (N, C)
+    the last hidden state (after a pre-LN stack's final LayerNorm), what the output heads read."""
     weights: np.ndarray
     final: np.ndarray
 
 
 @torch.inference_mode()
-def run_ablated(model, ids, heads=(), mode: str = "zero", means: np.ndarray | None = None, mask=None) -> Ablated:
-    """A captured forward pass of ids (N,) with `heads` ablated (none: the model as it is)."""
+def run_ablated(model, ids, heads=(), mode: str = "zero", means: np.ndarray | None = None, mask=None,
+                weights: bool = True) -> Ablated:
+    """A forward pass of ids (N,) with `heads` ablated (none: the model as it is), its weights captured unless
+    weights=False (then Ablated.weights is None and the fast path runs)."""
     device = next(model.parameters()).device
     x = torch.tensor(np.asarray(ids), device=device)[None]                           # (1, N)
     if isinstance(mask, np.ndarray):
         mask = torch.from_numpy(mask).to(device)
-    buf = capture_buffer(model, x.shape[1])
-    with ablating(edits_for(model, heads, mode, means)), capturing(weights_into=buf):
-        out = model.encode(x, mask=mask)
+    with ablating(edits_for(model, heads, mode, means)):
+        if not weights:
+            return Ablated(None, model.encode(x, mask=mask).x[0].float().cpu().numpy())
+        buf = capture_buffer(model, x.shape[1])
+        with capturing(weights_into=buf):
+            out = model.encode(x, mask=mask)
     return Ablated(buf[:, 0].float().cpu().numpy(), out.x[0].float().cpu().numpy())
 
 
