@@ -41,11 +41,13 @@ def render() -> None:
               {_("read as"): _("16×16 patches + <cls> (ViT)"), _("tokens N"): f"{patches['tokens']:,}",
                _("pairs N² per head and layer"): f"{patches['pairs']:,}",
                _("float32 scores"): _size(patches["bytes"])}])
-    st.caption(_("Patches cut N by 256 and N² by about 65,000; windows (Swin) cut N² further, to N·window²."))
+    st.caption(_("16×16 patches cut N {n}-fold and N² {pairs:,}-fold; windows (Swin) cut N² further, to "
+                 "N·window².").format(n=round(pixels["tokens"] / patches["tokens"]),
+                                      pairs=round(pixels["pairs"] / patches["pairs"])))
 
     curve = _data_curve.load()
     if curve is None:
-        st.info(_("The data-size curve is not measured yet: `python -m model.training.recipes._data_curve`."))
+        st.caption(_("The data-size curve is not measured yet: `python -m model.training.recipes._data_curve`."))
     else:
         left, right = st.columns([3, 2])
         _export.chart(plot_accuracy_curve(curve["sizes"], {_("ViT (the vit_digits recipe)"): curve["vit_test_acc"],

@@ -66,10 +66,11 @@ def full_matrix(win: np.ndarray, grid: int, window: int, shift: int) -> np.ndarr
 
 def relative_index(window: int) -> torch.Tensor:
     """(w², w²) int64: index into a ((2w−1)², H) bias table of the offset (Δrow, Δcol) between two tokens of a
-    window, (Δrow + w − 1)·(2w − 1) + Δcol + w − 1 (Swin's relative_position_index)."""
-    coords = torch.stack(torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")).flatten(1)
-    rel = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0) + (window - 1)   # (w², w², 2)
-    return rel[..., 0] * (2 * window - 1) + rel[..., 1]
+    window, (Δrow + w − 1)·(2w − 1) + Δcol + w − 1 (Swin's relative_position_index). Built in numpy: a model
+    built on the meta device (model.checkpoints) does no tensor arithmetic."""
+    r, c = np.divmod(np.arange(window * window), window)
+    index = (r[:, None] - r[None, :] + window - 1) * (2 * window - 1) + c[:, None] - c[None, :] + window - 1
+    return torch.from_numpy(index.astype(np.int64))
 
 
 class PatchMerging(nn.Module):
