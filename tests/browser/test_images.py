@@ -1,5 +1,6 @@
 """The image page in a real browser: overlays are drawn on the digit and on a scene, the Swin views render
-(scenes; digits with a stage picked), ImageGPT's completions are drawn, and a bad upload shows its message. Screenshots: screenshots/images_*.png."""
+(scenes; digits with a stage picked), ImageGPT's completions are drawn, and a bad upload shows its message.
+Screenshots: screenshots/images_*.png."""
 from playwright.sync_api import expect
 
 from tests.browser.conftest import shot, wait_for_app

@@ -22,7 +22,7 @@ def test_channel_attention_is_softmax_of_q_transposed_k_over_the_positions():
     assert w.shape == (1, 2, 4, 4) and y.shape == (1, 6, 8)
     X = x[0].numpy().astype(np.float64)
     qkv = X @ attn.qkv.weight.detach().numpy().T + attn.qkv.bias.detach().numpy()
-    q, k, v = qkv[:, :8], qkv[:, 8:16], qkv[:, 16:]
+    q, k = qkv[:, :8], qkv[:, 8:16]
     for g in range(2):
         cols = slice(4 * g, 4 * g + 4)
         expected = reference.softmax(q[:, cols].T @ k[:, cols] / np.sqrt(4))  # (4, 4): channel i over channel j
