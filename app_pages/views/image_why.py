@@ -26,8 +26,9 @@ def _size(n_bytes: float) -> str:
     return f"{n_bytes:,.0f} B"
 
 
-def render() -> None:
-    st.header(_("8 · Why images were doubted, and what it took"))
+def render(number: int) -> None:
+    """The section, numbered `number` on the page."""
+    st.header(_("{n} · Why images were doubted, and what it took").format(n=number))
     pixels, patches = pixel_attention_cost(SIDE), pixel_attention_cost(SIDE, 16)
     st.markdown(_(
         "Two reasons made Transformers on images look hopeless. **Size:** a {side}×{side} photo has {n:,} pixels; "

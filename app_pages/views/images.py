@@ -183,7 +183,7 @@ def render():
     look = "heat" if is_digits else "veil"                         # light ink on black needs a glow, not a veil
     if writer:
         image_gpt.render(name, cfg, meta, shown, picture, truth)
-        image_why.render()
+        image_why.render(7)
         return
 
     # ---- 3 · patches -----------------------------------------------------------------------------------------
@@ -246,4 +246,4 @@ def render():
         image_stages.render(name, cfg, run, shown, look, picture)
     image_compare.render(name, "digits" if is_digits else "scenes", loaded.image, fit_ink, shown, look, picture,
                          shown_model)
-    image_why.render()
+    image_why.render(8)
