@@ -70,7 +70,7 @@ def render(name: str, cfg, meta: dict, shown: np.ndarray, picture: str | None, t
     names = [_("original"), _("greedy")] + [_("sample {k}").format(k=k + 1) for k in range(samples)]
     labelled = [f"{t}<br>{v}" if v else t for t, v in zip(names, verdicts)]
     titles = [labelled[0], _("given")] + labelled[1:]
-    _export.chart(vcomp.plot_completions([images[0], shown_given, *images[1:]], titles, rows, height=280),
+    _export.chart(vcomp.plot_completions([images[0], shown_given, *images[1:]], titles, rows, height=240),
                   key="gpt_completions", name=(name, "completions"), caption=caption_line(name, picture),
                   title=_("The top {rows} rows given, the rest written by the model").format(rows=rows))
     st.caption(_("Greedy takes the likeliest level at every pixel; each sample draws from the distribution (at "
