@@ -22,20 +22,24 @@ class Completion:
 @torch.inference_mode()
 def complete(model, pixels: np.ndarray, given: int, *, greedy: bool = True, temperature: float = 1.0,
              seed: int = 0) -> Completion:
-    """pixels: (B, N) or (N,) levels (only the first `given` are read). Each step runs the decoder on the pixels so
-    far and takes pixel t from position t's distribution: its argmax (greedy) or a draw at `temperature`."""
+    """pixels: (B, N) or (N,) levels (only the first `given` are read). Pixel t is taken from position t's
+    distribution, its argmax (greedy) or a draw at `temperature`; the decoder reads the given pixels once, then
+    one new pixel a step with its keys and values cached (the same numbers as rereading the whole prefix)."""
     model.eval()
     x = torch.as_tensor(np.atleast_2d(pixels), dtype=torch.int64).clone()            # (B, N)
     B, N = x.shape
     if not 0 < given < N:
         raise ValueError(f"given={given} must leave pixels both given and to generate (N = {N})")
     gen = torch.Generator().manual_seed(seed)
-    probs = []
+    decoder, levels = model.decoder, model.config.levels
+    caches = [{} for _ in decoder.encoder.layers]
+    step_in, offset, probs = model.inputs(x[:, :given + 1]), 0, []                   # start, pixels 0 … given−1
     for t in range(given, N):
-        logits = model(x[:, :t + 1])[:, t]                                             # (B, levels)
-        p = F.softmax(logits.float() / (1.0 if greedy else temperature), dim=-1)
+        h = decoder.encode(step_in, kv_caches=caches, offset=offset).x[:, -1]        # (B, C) at position t
+        p = F.softmax(decoder.lm_head(h)[:, :levels].float() / (1.0 if greedy else temperature), dim=-1)
         probs.append(p)
         x[:, t] = p.argmax(-1) if greedy else torch.multinomial(p, 1, generator=gen)[:, 0]
+        step_in, offset = x[:, t:t + 1], t + 1
     return Completion(pixels=x.numpy(), probs=torch.stack(probs, dim=1).numpy(), given=given)
 
 
