@@ -98,8 +98,9 @@ def test_the_scenes_swin_compares_with_the_vit_on_one_scale(at):
     figs = _figures(at)
     assert {"stages", "windows_0", "windows_1", "cmp_vit_scenes", "cmp_swin_scenes"} <= set(figs)
     assert len({figs[k]["data"][1]["zmax"] for k in ("cmp_vit_scenes", "cmp_swin_scenes")}) == 1
-    table = at.table[-1].value
-    assert list(table.iloc[:, 0]) == ["ViT · which shape is red?", "Swin · which shape is red?"]
+    table = next(t.value for t in at.table if "ms per image" in t.value.columns)
+    assert list(table["model"]) == ["ViT · which shape is red?", "Swin · which shape is red?"]
+    assert table["attention pairs per layer"].iloc[0] == " · ".join(["5,476"] * 4)     # 4 heads × 37², 4 layers
 
 
 def test_draw_waits_for_a_drawing_without_error(at):
