@@ -33,8 +33,8 @@ PAGES = [
      N_("An encoder-decoder translating English to Chinese: cross-attention alignment, teacher forcing "
      "vs one token at a time.")),
     ("images.py", N_("Image patches"), ":material/image:",
-     N_("ViT and Swin on handwritten digits and generated scenes: patches, per-head overlays, rollout, "
-     "shifted windows.")),
+     N_("ViT, Swin, DaViT and ImageGPT on handwritten digits and generated scenes: patches, per-head overlays, "
+     "rollout, shifted windows and merging stages, channel attention, pixels written one by one.")),
     ("why_attention.py", N_("Why attention"), ":material/help:",
      N_("The course's case for attention: 37 words × 1024 dimensions into one dense layer, parameters that do not "
      "depend on N (a shipped model on texts of any length), and an RNN's N sequential steps against one, measured.")),

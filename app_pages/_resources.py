@@ -112,9 +112,11 @@ def text_models() -> list[str]:
 
 def learned_position_models() -> dict[str, dict]:
     """name -> meta of shipped models with learned absolute positions (text: pos_encoding "learned";
-    images: every ViT/Swin, whose positions are a learned parameter)."""
+    images: every ViT, whose positions are a learned parameter; Swin and DaViT have none, ImageGPT's is left to
+    the image page)."""
     return {n: m for n, m in shipped_meta().items()
-            if m["config"].get("pos_encoding") == "learned" or m.get("modality") == "image"}
+            if m["config"].get("pos_encoding") == "learned"
+            or (m.get("modality") == "image" and "patch_size" in m["config"] and "depths" not in m["config"])}
 
 
 def device() -> str:

@@ -270,6 +270,48 @@ def run_image(name: str, device: str, x):
     return run(model, x, meta["preprocess"]["classes"])
 
 
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def image_cost(name: str, device: str) -> dict:
+    """{"parameters", "pairs" (per layer, model.analysis.image_cost), "ms" (median forward pass of one image,
+    measured once per model and device)} of a shipped image model."""
+    from model.analysis import image_cost as cost
+    model, _ = load_model(name, device)
+    c = model.config
+    x = np.zeros((1, c.channels, c.image_size, c.image_size), dtype=np.float32)
+    return {"parameters": cost.parameters(model), "pairs": cost.attention_pairs(model), "ms": cost.forward_ms(model, x)}
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner="Completing the image pixel by pixel… · 正在逐个像素补全图像…")
+def complete_image(name: str, device: str, pixels: tuple, given: int, samples: int, temperature: float, seed: int):
+    """(greedy Completion, sampled Completion of `samples` rows) of a shipped ImageGPT from the first `given` of
+    `pixels` (levels in raster order; model.tasks.image_completion)."""
+    from model.tasks.image_completion import complete
+    model, _ = load_model(name, device)
+    x = np.asarray(pixels, dtype=np.int64)[None]
+    return (complete(model, x, given),
+            complete(model, np.repeat(x, samples, axis=0), given, greedy=False, temperature=temperature, seed=seed))
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def pixel_attention(name: str, device: str, pixels: tuple) -> np.ndarray:
+    """(L, H, N, N) attention of a shipped ImageGPT over one image's pixels (model.tasks.image_completion)."""
+    from model.tasks.image_completion import pixel_attention as attend
+    model, _ = load_model(name, device)
+    return attend(model, np.asarray(pixels, dtype=np.int64))
+
+
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
+def classify_images(name: str, device: str, images: np.ndarray) -> np.ndarray:
+    """(K, n_classes) class probabilities of a shipped image classifier on images (K, S, S) grey in [0, 1], light
+    ink on dark, normalised as the model was trained."""
+    import torch
+    model, meta = load_model(name, device)
+    pre = meta["preprocess"]
+    x = ((images[:, None] - pre["mean"][0]) / pre["std"][0]).astype(np.float32)
+    with torch.inference_mode():
+        return torch.softmax(model(torch.from_numpy(x).to(device)), -1).float().cpu().numpy()
+
+
 # ---- masks & sparse attention ----
 @dataclass(frozen=True)
 class MaskedRuns:

@@ -1,6 +1,6 @@
 """Pictures for attention over image patches: the image with its numbered patch grid, the patch
 sequence the model reads, attention from one token laid back onto the pixels (a spotlight: patches the
-token ignores are veiled), all heads at once, class probabilities, and Swin's windows.
+token ignores are veiled), all heads at once and class probabilities (Swin's windows and stages: viz/stages.py).
 Inputs are numpy: images (h, w) or (h, w, 3) in [0, 1]; per-patch values (N,) in row-major patch order."""
 import numpy as np
 import plotly.graph_objects as go
@@ -9,7 +9,7 @@ from plotly.subplots import make_subplots
 from i18n import _
 from labels import head_label
 
-from .theme import FONT, HEAD_COLOURS, style
+from .theme import HEAD_COLOURS, style
 
 VEIL = [[0.0, "rgba(15, 20, 35, 0.82)"], [1.0, "rgba(15, 20, 35, 0.0)"]]   # low weight -> dark, high -> clear
 HEAT = [[0.0, "rgba(255, 150, 0, 0.0)"], [1.0, "rgba(255, 150, 0, 0.9)"]]   # low -> clear, high -> orange
@@ -90,23 +90,27 @@ def plot_patch_grid(image: np.ndarray, grid: tuple[int, int], patch_size: int, *
     return style(fig, title, height)
 
 
-def plot_patch_sequence(patches: np.ndarray, *, height: int = 150) -> go.Figure:
-    """The sequence the model reads: <cls> then p0, p1, .. as little tiles in one row.
+def plot_patch_sequence(patches: np.ndarray, *, height: int = 150, cls: bool = True) -> go.Figure:
+    """The sequence the model reads: <cls> (when cls) then p0, p1, .. as little tiles in one row.
     patches: (N, P, P) or (N, P, P, 3) in [0, 1]."""
     a = np.asarray(patches, dtype=np.float64)
     if a.ndim == 3:
         a = np.repeat(a[..., None], 3, axis=3)
     n, p = a.shape[0], a.shape[1]
+    first = 1 if cls else 0
     gap = max(1, p // 4)
-    strip = np.ones((p, (n + 1) * (p + gap) - gap, 3))
-    strip[:, :p] = (0.98, 0.75, 0.2)                                    # <cls>: a learned vector, no pixels
+    strip = np.ones((p, (n + first) * (p + gap) - gap, 3))
+    if cls:
+        strip[:, :p] = (0.98, 0.75, 0.2)                                # <cls>: a learned vector, no pixels
     for i in range(n):
-        x0 = (i + 1) * (p + gap)
+        x0 = (i + first) * (p + gap)
         strip[:, x0:x0 + p] = np.clip(a[i], 0, 1)
     fig = go.Figure(_image_trace(strip))
-    centres = [(p - 1) / 2 + k * (p + gap) for k in range(n + 1)]
-    labels = ["<cls>"] + [f"p{i}" for i in range(n)]
-    fig.update_xaxes(tickvals=centres, ticktext=labels, tickangle=-90, showgrid=False, tickfont=dict(size=10))
+    centres = [(p - 1) / 2 + k * (p + gap) for k in range(n + first)]
+    labels = (["<cls>"] if cls else []) + [f"p{i}" for i in range(n)]
+    step = 1 if n + first <= 40 else 4                                  # 64 one-pixel tiles: every 4th label
+    fig.update_xaxes(tickvals=centres[::step], ticktext=labels[::step], tickangle=-90, showgrid=False,
+                     tickfont=dict(size=10))
     fig.update_yaxes(showticklabels=False, showgrid=False, autorange="reversed")
     return style(fig, None, height)
 
@@ -164,28 +168,3 @@ def plot_probs(probs: np.ndarray, classes: list[str], *, title: str | None = Non
     fig.update_xaxes(range=[0, 1.3], tickformat=".0%", title=_("probability"))
     fig.update_yaxes(autorange="reversed", type="category")      # "0".."9" are names, not numbers
     return style(fig, title, 60 + 32 * len(p))
-
-
-def plot_windows(ids: np.ndarray, *, title: str | None = None, picked: int | None = None,
-                 height: int = 320) -> go.Figure:
-    """Window partition of the patch grid. ids: (gh, gw) window number of each patch; cells show the
-    patch number; picked: a patch whose window is outlined."""
-    gh, gw = ids.shape
-    n_win = int(ids.max()) + 1
-    palette = HEAD_COLOURS * (n_win // len(HEAD_COLOURS) + 1)
-    scale = [[k / max(n_win - 1, 1), palette[k]] for k in range(n_win)] if n_win > 1 else [[0, palette[0]],
-                                                                                         [1, palette[0]]]
-    numbers = np.arange(gh * gw).reshape(gh, gw)
-    fig = go.Figure(go.Heatmap(z=ids, zmin=0, zmax=max(n_win - 1, 1), colorscale=scale, showscale=False,
-                               customdata=numbers, text=[[f"p{v}" for v in row] for row in numbers],
-                               texttemplate="%{text}", textfont=dict(size=FONT["size"] - 2, color="white"),
-                               xgap=2, ygap=2,
-                               hovertemplate=_("patch p%{customdata}<br>window %{z}") + "<extra></extra>"))
-    if picked is not None:
-        r, c = divmod(picked, gw)
-        same = np.argwhere(ids == ids[r, c])
-        (r0, c0), (r1, c1) = same.min(0), same.max(0)
-        fig.add_shape(type="rect", x0=c0 - 0.5, x1=c1 + 0.5, y0=r0 - 0.5, y1=r1 + 0.5,
-                      line=dict(color="black", width=4))
-    _square_axes(fig)
-    return style(fig, title, height)

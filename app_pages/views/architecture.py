@@ -19,15 +19,45 @@ def kind_of(meta: dict) -> str:
     c = meta.get("config", {})
     if c.get("kind") in KINDS:
         return _(KINDS[c["kind"]]) + (_(" · sparse") if isinstance(c.get("sparse"), dict) else "")
+    arch = str(meta.get("arch", ""))
+    if arch.endswith((":Swin", ":DaViT")):
+        return arch.rsplit(":", 1)[1]
+    if arch.endswith(":ImageGPT"):
+        return _("ImageGPT (a decoder over pixels)")
     if "patch_size" in c:
-        return _("Swin (windowed ViT)") if c.get("window") else "ViT"
-    return str(meta.get("arch", _("unknown")))
+        return "ViT"
+    return arch or _("unknown")
+
+
+def stage_numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
+    """(quantity, value) rows of a hierarchical image model (Swin, DaViT): one value per stage where it varies."""
+    davit = str(meta.get("arch", "")).endswith(":DaViT")
+    S, g = len(c["depths"]), c["image_size"] // c["patch_size"]
+    per = " / ".join
+    return [(_("Architecture"), kind_of(meta)), (_("Stages"), str(S)),
+            (_("Blocks per stage") if not davit else _("Spatial + channel pairs per stage"),
+             per(map(str, c["depths"]))),
+            (_("Heads per stage") if not davit else _("Heads (and channel groups) per stage"),
+             per(map(str, c["heads"]))),
+            (_("Width C per stage"), per(str(c["d_model"] << s) for s in range(S))),
+            (_("Tokens per stage"), per(f"{g >> s}×{g >> s}" for s in range(S))),
+            (_("Window"), _("{w}×{w} tokens").format(w=c["window"])
+             + ("" if davit else _(", shifted every other block"))),
+            (_("d_ff (feed-forward width)"), f"{c['mlp_ratio']} × C"), (_("Activation"), "GELU"),
+            (_("Norm"), _(NORMS["pre"])),
+            (_("Positions"), _("a depthwise 3×3 convolution before each block") if davit else
+             _("a learned bias per head and relative offset inside each window")),
+            (_("Input"), _("{size}×{size} image → {side}×{side} patches of {p}×{p}").format(
+                size=c["image_size"], side=g, p=c["patch_size"])),
+            (_("Classes"), str(c["n_classes"]))]
 
 
 def numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
     """(quantity, value) rows for the table, every value read from the config."""
+    if "depths" in c:
+        return stage_numbers(c, meta)
     d, h = c.get("d_model"), c.get("n_heads")
-    image = "patch_size" in c
+    image = "patch_size" in c or "levels" in c
     rows = [(_("Architecture"), kind_of(meta))]
     if c.get("kind") == "encoder_decoder":
         rows += [(_("Encoder layers N"), c.get("n_layers")),
@@ -40,7 +70,12 @@ def numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
              (_("d_ff (feed-forward width)"), c.get("d_ff")),
              (_("Activation"), "GELU" if image else ACTIVATIONS.get(c.get("activation"), str(c.get("activation")))),
              (_("Norm"), _(norm) if norm else "—")]
-    if image:
+    if "levels" in c:
+        rows += [(_("Positions"), _("learned, {n} (one per pixel)").format(n=c["image_size"] ** 2)),
+                 (_("Input"), _("{size}×{size} pixels in {levels} grey levels, raster order").format(
+                     size=c["image_size"], levels=c["levels"])),
+                 (_("Vocabulary V"), _("{levels} levels + a start token").format(levels=c["levels"]))]
+    elif image:
         side = c["image_size"] // c["patch_size"]
         rows += [(_("Positions"), _("learned, {n} (patches + <cls>)").format(n=side * side + 1)),
                  (_("Input"), _("{size}×{size} image → {side}×{side} patches of {p}×{p}").format(

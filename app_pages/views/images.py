@@ -7,21 +7,19 @@ import numpy as np
 import streamlit as st
 
 from app_pages import _export, _present, _resources, _runs, _url
+from app_pages.views import image_compare, image_gpt, image_stages, image_vit, image_why
 from i18n import N_, _
-from labels import file_label, head_label, head_only, layer_label
 from model import checkpoints
-from model.analysis.attention_views import rollout
-from model.architectures import swin
 from model.data.digit_check import DARK_RANGE, INK_RANGE, digit_likeness
 from model.data.images import ImageError, preprocess
 from model.data.patches import patchify
 from viz import images as vimg
-from viz.heatmap import plot_heatmap
 from viz.slide import caption_line
 
 SAMPLES = Path(checkpoints.ASSETS) / "samples"
-MODELS = {"vit_digits": N_("ViT · handwritten digits"), "vit_scenes": N_("ViT · which shape is red?"),
-          "swin_scenes": N_("Swin · which shape is red?")}
+MODELS = {"vit_digits": N_("ViT · handwritten digits"), "swin_digits": N_("Swin · handwritten digits"),
+          "davit_digits": N_("DaViT · handwritten digits"), "imagegpt_digits": N_("ImageGPT · completing digits"),
+          "vit_scenes": N_("ViT · which shape is red?"), "swin_scenes": N_("Swin · which shape is red?")}
 UPLOAD_TYPES = ["png", "jpg", "jpeg", "gif", "webp", "bmp"]
 SOURCES = {"Sample": N_("Sample"), "Upload": N_("Upload"), "Draw": N_("Draw")}     # source -> its shown label
 BOXES = {"Upload": N_("upload"), "Draw": N_("drawing")}                           # the box a link reopens
@@ -78,13 +76,15 @@ def render():
     st.markdown(_(
         "A Vision Transformer cuts the image into square **patches**, flattens each one, multiplies it by the "
         "same matrix to get a token, adds a learned position, and puts a learned **<cls>** token in front. "
-        "Self-attention then works exactly as on words; the answer is read from <cls>. Everything below is "
-        "computed by the shipped models on the image you pick."))
+        "Self-attention then works exactly as on words; the answer is read from <cls>. **Swin** has no <cls>: it "
+        "attends inside shifted windows and merges patches stage by stage. **ImageGPT** reads the pixels one by one "
+        "and writes the rest of an image. Everything below is computed by the shipped models on the image you "
+        "pick."))
 
     shipped = [n for n in MODELS if n in checkpoints.shipped()]
     if not shipped:
-        st.error(_("No image model is shipped in assets/. Train them with `python -m model.train vit_digits`, "
-                   "`python -m model.train vit_scenes` and `python -m model.train swin_scenes`."))
+        st.error(_("No image model is shipped in assets/. Train them with `python -m model.train NAME`, NAME one of "
+                   "{names}.").format(names=", ".join(MODELS)))
         st.stop()
     _url.stale_link("img_model", [shown_model(n) for n in shipped], _("the model"), shown_model(shipped[0]))
     _url.as_option("img_model", shipped, [shown_model(n) for n in shipped])
@@ -93,11 +93,18 @@ def render():
     model, meta = _resources.model_or_stop(name)
     cfg, pre = model.config, meta["preprocess"]
     is_digits = bool(pre["grayscale"])            # the digits model reads grey, light ink on dark
-    st.caption(_("Question: **{question}** · answers: {answers} · {size}×{size} pixels, {patch}×{patch} patches, "
-                 "{layers} layers × {heads} heads, d_model {d_model}").format(
-        question=_(pre["question"]), answers=_(", ").join(_(c) for c in pre["classes"]), size=cfg.image_size,
-        patch=cfg.patch_size, layers=cfg.n_layers, heads=cfg.n_heads, d_model=cfg.d_model)
-        + (_(", windows of {w}×{w} patches").format(w=cfg.window) if cfg.window else _(", global attention")))
+    hierarchical, writer = hasattr(cfg, "depths"), hasattr(cfg, "levels")
+    if writer:
+        st.caption(_("Task: **complete a digit** from its top rows · {size}×{size} pixels, {levels} grey levels, "
+                     "{layers} layers × {heads} heads, d_model {d_model}, causal attention").format(
+            size=cfg.image_size, levels=cfg.levels, layers=cfg.n_layers, heads=cfg.n_heads, d_model=cfg.d_model))
+    else:
+        st.caption(_("Question: **{question}** · answers: {answers} · {size}×{size} pixels, {patch}×{patch} patches, "
+                 "{shape}").format(
+            question=_(pre["question"]), answers=_(", ").join(_(c) for c in pre["classes"]), size=cfg.image_size,
+            patch=cfg.patch_size, shape=image_stages.describe(cfg) if hierarchical else _(
+                "{layers} layers × {heads} heads, d_model {d_model}, global attention").format(
+                layers=cfg.n_layers, heads=cfg.n_heads, d_model=cfg.d_model)))
 
 
     # ---- 1 · the image ------------------------------------------------------------------------------------
@@ -163,12 +170,22 @@ def render():
         _export.chart(vimg.plot_image(arr, title=title, height=230, signed=i == len(prep.stages) - 1),
                       key=f"stage_{i}", where=col, name=(name, "preprocessing", f"stage{i + 1}"),
                       caption=caption_line(name, picture))
-    st.caption(_("Loaded {format}, {w} × {h} pixels, mode {mode}. The model reads the normalised array "
-                 "(x − mean) / std with mean {mean} and std {std} of the training images.").format(
-        format=loaded.format, w=loaded.original_size[0], h=loaded.original_size[1], mode=loaded.original_mode,
-        mean=np.round(pre["mean"], 3).tolist(), std=np.round(pre["std"], 3).tolist()))
+    if writer:
+        st.caption(_("Loaded {format}, {w} × {h} pixels, mode {mode}. ImageGPT reads the resized image, each pixel "
+                     "cut to one of {levels} grey levels (next section).").format(
+            format=loaded.format, w=loaded.original_size[0], h=loaded.original_size[1], mode=loaded.original_mode,
+            levels=cfg.levels))
+    else:
+        st.caption(_("Loaded {format}, {w} × {h} pixels, mode {mode}. The model reads the normalised array "
+                     "(x − mean) / std with mean {mean} and std {std} of the training images.").format(
+            format=loaded.format, w=loaded.original_size[0], h=loaded.original_size[1], mode=loaded.original_mode,
+            mean=np.round(pre["mean"], 3).tolist(), std=np.round(pre["std"], 3).tolist()))
     shown = prep.stages[-2][1]                                     # the resized image in [0, 1]
     look = "heat" if is_digits else "veil"                         # light ink on black needs a glow, not a veil
+    if writer:
+        image_gpt.render(name, cfg, meta, shown, picture, truth)
+        image_why.render(7)
+        return
 
     # ---- 3 · patches -----------------------------------------------------------------------------------------
     st.header(_("3 · Patches and the sequence the model reads"))
@@ -179,15 +196,23 @@ def render():
     _export.chart(vimg.plot_patch_grid(shown, grid, p, title=_("{rows}×{cols} grid = {n} patches").format(
         rows=grid[0], cols=grid[1], n=n)),
                   key="patch_grid", where=left, name=(name, "patch_grid"), caption=caption_line(name, picture))
-    _export.chart(vimg.plot_patch_sequence(tiles[..., 0] if cfg.channels == 1 else tiles), key="patch_seq",
+    _export.chart(vimg.plot_patch_sequence(tiles[..., 0] if cfg.channels == 1 else tiles, cls=not hierarchical),
+                  key="patch_seq",
                   where=right, name=(name, "patch_sequence"),
                   title=_("The sequence of {n} patches the model reads").format(n=n),
                   caption=caption_line(name, picture))
-    right.markdown(_(
-        "Each patch is {p}×{p}×{c} = **{numbers} numbers**, multiplied by one shared {numbers}×{d_model} matrix. "
-        "With <cls> in front the model reads **{tokens} tokens**; learned position vectors tell it where each patch "
-        "came from (the patches themselves carry no position).").format(
-        p=p, c=cfg.channels, numbers=cfg.channels * p * p, d_model=cfg.d_model, tokens=n + 1))
+    if hierarchical:
+        right.markdown(_(
+            "Each patch is {p}×{p}×{c} = **{numbers} numbers**, multiplied by one shared {numbers}×{d_model} matrix. "
+            "There is no <cls> and no position vector: the model reads **{tokens} tokens**, and inside each window a "
+            "learned bias per head and relative offset (Δrow, Δcolumn) tells a token where the others are.").format(
+            p=p, c=cfg.channels, numbers=cfg.channels * p * p, d_model=cfg.d_model, tokens=n))
+    else:
+        right.markdown(_(
+            "Each patch is {p}×{p}×{c} = **{numbers} numbers**, multiplied by one shared {numbers}×{d_model} matrix. "
+            "With <cls> in front the model reads **{tokens} tokens**; learned position vectors tell it where each "
+            "patch came from (the patches themselves carry no position).").format(
+            p=p, c=cfg.channels, numbers=cfg.channels * p * p, d_model=cfg.d_model, tokens=n + 1))
 
     # ---- 4 · prediction --------------------------------------------------------------------------------------
     run = _runs.run_image(name, _resources.device(), prep.x)
@@ -215,118 +240,11 @@ def render():
                  "(`python -m model.evaluate --json {name}`).").format(
         accuracy=f"{meta['metrics']['test_acc']:.1%}", n=meta["metrics"]["test_n"], name=name))
 
-    # ---- 5 · attention per head ------------------------------------------------------------------------------
-    st.header(_("5 · Where each head looks"))
-    L = cfg.n_layers
-    # one picker per model (their tokens differ): a bound widget whose options change under one key stops
-    # writing the address in Streamlit 1.67
-    _url.stale_link(f"img_query_{name}", run.tokens, _("the token"), run.tokens[0])
-    _url.stale_link("img_layer", [layer_label(i) for i in range(L)], _("layer"), layer_label(L - 1))
-    q1, q2 = st.columns(2)
-    query = q1.selectbox(_("Attention from"), run.tokens, key=f"img_query_{name}", bind=BIND, persist_state=KEEP,
-                         help=_("<cls> gathers what the classifier reads; a patch shows what that patch looks at."))
-    # a slider over labels, so the address reads ?img_layer=L2
-    layer = q2.select_slider(_("Layer"), range(L), L - 1, format_func=layer_label, key="img_layer", bind=BIND,
-                             persist_state=KEEP)
-    qi = run.tokens.index(query)
-    attention = _("attention from {query}").format(query=query)                # the slides' caption names it
-    rows = run.stacked_weights()[:, :, qi, 1:]                                # (L, H, N) weights on the patches
-    to_cls = ", ".join(f"{head_only(h)}: {run.weights[layer][h, qi, 0]:.3f}" for h in range(cfg.n_heads))
-    st.caption((_("Orange patches get more of {query}'s attention; hover for the exact weight. The rest of each row "
-                  "goes to <cls> itself: {to_cls}.") if is_digits else
-                _("Clear patches get more, veiled ones less of {query}'s attention; hover for the exact weight. The "
-                  "rest of each row goes to <cls> itself: {to_cls}.")).format(query=query, to_cls=to_cls))
-    top = float(rows[layer].max())                                            # one colour scale for the heads
-    head_cols = (_present.main() or st).columns(cfg.n_heads)               # presenting: at the top of the page
-    for h, col in enumerate(head_cols):
-        _export.chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=head_label(layer, h),
-                                        height=300, look=look, zmax=top), key=f"overlay_{h}", where=col,
-                      name=(name, file_label(layer, h), f"from_{query}"),
-                      caption=caption_line(name, attention, picture))
-    st.caption(_("One colour scale for these heads, 0 to {top} (the largest weight any of them puts on a patch): a "
-                 "pale head spreads its attention or sends it to <cls>; the grid below shares one scale too.").format(
-        top=f"{top:.3f}"))
-    if st.toggle(_("All layers × heads at once"), value=True, key="img_all_heads", bind=BIND, persist_state=KEEP):
-        _export.chart(vimg.plot_head_grid(shown, rows, grid, p, look=look,
-                                          title=_("Attention from {query}, every head").format(query=query)),
-                      key="head_grid", name=(name, "every_head", f"from_{query}"), caption=caption_line(name, picture))
-
-    # ---- 6 · rollout -----------------------------------------------------------------------------------------
-    st.header(_("6 · Attention rollout across layers"))
-    rolled = rollout(run.stacked_weights())                                   # (L, N+1, N+1)
-    st.markdown(_("One layer's weights say where a token looks *in that layer's input*, which already mixes "
-                  "patches. **Rollout** (Abnar & Zuidema 2020) multiplies the layers' head-averaged weights, "
-                  "with ½·identity for the residual path, to trace how much each input patch reaches "
-                  "{query} by layer l.").format(query=query))
-    _export.chart(vimg.plot_head_grid(shown, rolled[None, :, qi, 1:], grid, p, name="rollout",
-                                      titles=[_("after {layer}").format(layer=layer_label(i))
-                                              for i in range(cfg.n_layers)],
-                                      cell_height=260, look=look),
-                  key="rollout", name=(name, "rollout", f"from_{query}"),
-                  title=_("Attention rollout from {query}, layer by layer").format(query=query),
-                  caption=caption_line(name, picture))
-
-    # ---- 7 · Swin ---------------------------------------------------------------------------------------------
-    st.header(_("7 · Swin: attention inside shifted windows"))
-    if is_digits or "swin_scenes" not in shipped or "vit_scenes" not in shipped:
-        st.info(_("The Swin comparison runs on the scenes: pick a scenes model above (both vit_scenes and "
-                  "swin_scenes must be shipped)."))
-        st.stop()
-    swin_model, swin_meta = _resources.model_or_stop("swin_scenes")
-    sc = swin_model.config
-    shifts = swin.layer_shifts(sc.n_layers, sc.window)
-    st.markdown(_("Each patch attends only to the patches of its own **{w}×{w} window**; every other layer the "
-                  "windows move by {shift} patch, so information crosses window borders. (Swin's cyclic shift with "
-                  "its mask is the same as these offset windows, smaller at the borders.) <cls> stays global. Cost "
-                  "per layer grows with N·window² instead of N².").format(w=sc.window, shift=sc.window // 2))
-    picked = None if query == "<cls>" else qi - 1
-    wc = st.columns(2)
-    for col, s in zip(wc, sorted(set(shifts))):
-        on = [i for i, x in enumerate(shifts) if x == s]
-        _export.chart(vimg.plot_windows(swin.window_ids(sc.grid, sc.window, s), picked=picked,
-                                        title=_("{layers}: shift {shift}").format(
-                                            layers=", ".join(map(layer_label, on)), shift=s)), key=f"windows_{s}",
-                      where=col, name=("swin_scenes", "windows", f"shift{s}"),
-                      caption=caption_line("swin_scenes", _("{n}×{n} windows").format(n=sc.window)))
-    mask = swin_model.layer_masks()[layer].cpu().numpy()
-    _export.chart(plot_heatmap(mask.astype(float), x_labels=run.tokens, y_labels=run.tokens, x_title=_("key"),
-                               y_title=_("query"),
-                               title=_("{layer}: who may attend to whom (1 = allowed)").format(
-                                   layer=layer_label(layer)),
-                               value_name=_("allowed"), decimals=0, colorscale="Greys", height=720), key="swin_mask",
-                  name=("swin_scenes", layer_label(layer), "mask"),
-                  caption=caption_line("swin_scenes", layer_label(layer)))
-
-    st.subheader(_("The same image through both models"))
-    other = "vit_scenes" if name == "swin_scenes" else "swin_scenes"
-    other_model, other_meta = _resources.model_or_stop(other)
-    op = other_meta["preprocess"]
-    ox = preprocess(loaded.image, size=other_model.config.image_size, grayscale=op["grayscale"], mean=op["mean"],
-                    std=op["std"]).x
-    runs = {name: run, other: _runs.run_image(other, _resources.device(), ox)}
-    metas = {name: meta, other: other_meta}
-    means = {k: r.weights[layer][:, qi, 1:].mean(0) for k, r in runs.items()}             # (N,) each
-    rolled_last = {k: rollout(r.stacked_weights())[-1, qi, 1:] for k, r in runs.items()}
-    top_mean, top_roll = max(float(v.max()) for v in means.values()), max(float(v.max()) for v in rolled_last.values())
-    bc = st.columns(2)
-    for col, key in zip(bc, ("vit_scenes", "swin_scenes")):
-        r = runs[key]
-        pr = r.probs
-        mm = metas[key]["metrics"]
-        col.markdown(_("**{model}** answers **{answer}** ({p}). On {n:,} test scenes: accuracy {accuracy}; share of "
-                       "<cls> attention on the red shape {share} (all layers and heads), {share0} in {layer0}, "
-                       "against {uniform} for uniform attention.").format(
-            model=shown_model(key), answer=_(r.classes[int(pr.argmax())]), p=f"{pr.max():.1%}", n=mm["test_n"],
-            accuracy=f"{mm['test_acc']:.1%}", share=f"{mm['cls_attention_on_objects']:.1%}",
-            share0=f"{mm['cls_attention_on_objects_layer0']:.1%}", layer0=layer_label(0),
-            uniform=f"{mm['cls_attention_on_objects_uniform']:.1%}"))
-        _export.chart(vimg.plot_overlay(shown, means[key], grid, p, zmax=top_mean, height=360,
-                                        title=_("{model}: {layer}, mean of heads").format(
-                                            model=key, layer=layer_label(layer))),
-                      key=f"cmp_{key}", where=col, name=(key, layer_label(layer), "mean", f"from_{query}"),
-                      caption=caption_line(key, attention, picture))
-        _export.chart(vimg.plot_overlay(shown, rolled_last[key], grid, p, name="rollout", zmax=top_roll,
-                                        title=_("{model}: rollout").format(model=key), height=360),
-                      key=f"cmp_roll_{key}", where=col, name=(key, "rollout", f"from_{query}"),
-                      caption=caption_line(key, attention, picture))
-    st.caption(_("Each pair of pictures side by side shares one colour scale."))
+    # ---- 5 – 7 · attention, rollout, every model -----------------------------------------------------------
+    if run.has_cls:
+        image_vit.render(name, cfg, run, shown, look, picture, is_digits)
+    else:
+        image_stages.render(name, cfg, run, shown, look, picture)
+    image_compare.render(name, "digits" if is_digits else "scenes", loaded.image, fit_ink, shown, look, picture,
+                         shown_model)
+    image_why.render(8)

@@ -25,16 +25,12 @@ class ViTConfig:
     d_ff: int = 128
     norm: str = "pre"
     dropout: float = 0.0
-    window: int = 0                    # Swin-style: window side in patches (0 = global attention)
 
     def __post_init__(self):
         check_sizes(asdict(self))
         gh, gw = grid_size(self.image_size, self.patch_size)   # raises on a bad split
-        if gh * gw > MAX_PATCHES:                               # a Swin model keeps (L, N+1, N+1) masks
+        if gh * gw > MAX_PATCHES:                               # attention is (N+1)² per head and layer
             raise ValueError(f"{gh}×{gw} = {gh * gw:,} patches; at most {MAX_PATCHES:,} (a larger patch_size)")
-        if self.window:
-            if self.window < 2 or gh % self.window:
-                raise ValueError(f"window={self.window} must be ≥ 2 and divide the {gh}×{gh} patch grid")
 
     @property
     def grid(self) -> tuple[int, int]:

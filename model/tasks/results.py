@@ -90,19 +90,30 @@ class TranslationRun(_FrozenArrays):
 class ImageRun(_FrozenArrays):
     """An image model on one image.
 
-    tokens: the input tokens ("<cls>", "p0", …); weights: one (H, N_l, N_l) float32 array per layer (a
-    hierarchical model may have fewer tokens in later layers); logits: (n_classes,); probs: (n_classes,)
-    summing to 1; classes: their names; grid: patches per side (rows, columns); patch_size: pixels per
-    patch side; masks: one (N_l, N_l) bool "may attend" array per layer for windowed models, else None.
+    tokens: the input tokens ("<cls>", "p0", … for a ViT; "p0", … for a model without <cls>); weights: one
+    (H, N_l, N_l) float32 array per layer (a hierarchical model has fewer tokens in later stages; a DaViT
+    channel block has none: None); logits: (n_classes,); probs: (n_classes,) summing to 1; classes: their
+    names; grid: patches per side of the first stage (rows, columns); patch_size: pixels per patch side there;
+    masks: one (N_l, N_l) bool "may attend" array per layer for windowed models, else None;
+    stage_of_layer: the stage of each layer (empty: one stage); grids: tokens per side of each stage, each
+    stage's patches twice the side of the one before (empty: (grid,)); inputs: each layer's input (N_l, C_l)
+    for hierarchical models, else None; channel_weights: per layer (G, C_g, C_g) channel-group attention
+    (DaViT's channel blocks), None elsewhere; None for models without any; windows: per layer (window side, shift)
+    in tokens for windowed models ((0, 0) for a block without token attention), else empty.
     """
     tokens: tuple[str, ...]
-    weights: tuple[np.ndarray, ...]
+    weights: tuple
     logits: np.ndarray
     probs: np.ndarray
     classes: tuple[str, ...]
     grid: tuple[int, int]
     patch_size: int
-    masks: tuple[np.ndarray, ...] | None = None
+    masks: tuple | None = None
+    stage_of_layer: tuple[int, ...] = ()
+    grids: tuple[tuple[int, int], ...] = ()
+    inputs: tuple[np.ndarray, ...] | None = None
+    channel_weights: tuple | None = None
+    windows: tuple[tuple[int, int], ...] = ()
 
     @property
     def n_layers(self) -> int:
@@ -110,10 +121,38 @@ class ImageRun(_FrozenArrays):
 
     @property
     def n_heads(self) -> int:
-        return self.weights[0].shape[0]
+        return next(w for w in self.weights if w is not None).shape[0]
+
+    @property
+    def has_cls(self) -> bool:
+        return self.tokens[0] == "<cls>"
+
+    @property
+    def stages(self) -> tuple[int, ...]:
+        """The stage of each layer."""
+        return self.stage_of_layer or (0,) * self.n_layers
+
+    @property
+    def n_stages(self) -> int:
+        return max(self.stages) + 1
+
+    def layers_of(self, stage: int) -> list[int]:
+        return [i for i, s in enumerate(self.stages) if s == stage]
+
+    def stage_grid(self, stage: int) -> tuple[int, int]:
+        return self.grids[stage] if self.grids else self.grid
+
+    def stage_patch_size(self, stage: int) -> int:
+        """Pixels per side of one token of that stage: each merging doubles it."""
+        return self.patch_size * (self.grid[0] // self.stage_grid(stage)[0])
+
+    def stage_tokens(self, stage: int) -> tuple[str, ...]:
+        """The patch tokens of a stage, "p0", … row-major (the first stage: `tokens` without <cls>)."""
+        gh, gw = self.stage_grid(stage)
+        return tuple(f"p{i}" for i in range(gh * gw))
 
     def stacked_weights(self) -> np.ndarray:
         """(L, H, N, N) when every layer has the same N tokens (ValueError otherwise)."""
-        if len({w.shape for w in self.weights}) != 1:
+        if any(w is None for w in self.weights) or len({w.shape for w in self.weights}) != 1:
             raise ValueError("the layers of this model have different token counts")
         return np.stack(self.weights)

@@ -57,8 +57,9 @@ def bad_labels(strings, n_layers: int, n_heads: int) -> list[str]:
 def sizes() -> tuple[int, int]:
     """The most layers and heads of any shipped model (a label at or past them is counted from 1)."""
     configs = [checkpoints.read_meta(n)["config"] for n in checkpoints.shipped()]
-    layers = max(max(c.get("n_layers", 0), c.get("n_dec_layers") or 0) for c in configs)
-    return layers, max(c["n_heads"] for c in configs)
+    # hierarchical image models list depths and heads per stage (DaViT: two blocks per depth)
+    layers = max(max(c.get("n_layers", 0), c.get("n_dec_layers") or 0, 2 * sum(c.get("depths", []))) for c in configs)
+    return layers, max(c.get("n_heads") or max(c["heads"]) for c in configs)
 
 
 def check_page(at, page: str):

@@ -1,5 +1,6 @@
-"""The image page in a real browser: overlays are drawn on the digit and on a scene, the Swin view
-renders, and a bad upload shows its message. Screenshots: screenshots/images_*.png."""
+"""The image page in a real browser: overlays are drawn on the digit and on a scene, the Swin views render
+(scenes; digits with a stage picked), ImageGPT's completions are drawn, and a bad upload shows its message.
+Screenshots: screenshots/images_*.png."""
 from playwright.sync_api import expect
 
 from tests.browser.conftest import shot, wait_for_app
@@ -39,6 +40,23 @@ def test_scene_overlays_and_swin_view(page, server_url):
     expect(page.get_by_text("answers", exact=False).first).to_be_visible()
     page.wait_for_selector(HEATMAP, timeout=60_000)
     tall_shot(page, "images_swin_scenes", 8000)
+
+
+def test_swin_stages_and_imagegpt_completions_are_drawn(page, server_url):
+    _open(page, server_url)
+    page.get_by_text("Swin · handwritten digits").first.click()
+    wait_for_app(page)
+    expect(page.get_by_text("5 · Stages: windows, shifts and 2×2 merging")).to_be_visible(timeout=60_000)
+    page.get_by_text("Stage 2 · 4×4 tokens").last.click()                # the stage selector, not the figure title
+    wait_for_app(page)
+    expect(page.get_by_text("over the 16 tokens of stage 2", exact=False)).to_be_visible(timeout=60_000)
+    tall_shot(page, "images_swin_digits", 9000)
+    page.get_by_text("ImageGPT · completing digits").first.click()
+    wait_for_app(page)
+    expect(page.get_by_text("4 · Completing the lower part")).to_be_visible(timeout=60_000)
+    chart = page.locator('[data-testid="stPlotlyChart"]').filter(has_text="greedy")
+    expect(chart.locator(".layer-above image, .imagelayer image").first).to_be_attached(timeout=60_000)
+    tall_shot(page, "images_imagegpt_digits", 6000)
 
 
 def test_a_bad_upload_shows_a_message_then_a_drawn_digit_is_read(page, server_url):

@@ -183,7 +183,7 @@ def test_image_config_with_too_many_patches_is_refused(tmp_path):
     for ext in (".json", ".safetensors"):
         shutil.copy(checkpoints.ASSETS / f"swin_scenes{ext}", tmp_path)
     meta = json.loads((tmp_path / "swin_scenes.json").read_text())
-    meta["config"].update(image_size=512, patch_size=1, window=2)      # (L, N+1, N+1) masks at N = 262,144
+    meta["config"].update(image_size=512, patch_size=1, window=2)      # (N, N) masks at N = 262,144
     (tmp_path / "swin_scenes.json").write_text(json.dumps(meta))
     with pytest.raises(CheckpointError) as e:
         checkpoints.load("swin_scenes", tmp_path)

@@ -11,7 +11,6 @@ from viz.images import (
     plot_patch_grid,
     plot_patch_sequence,
     plot_probs,
-    plot_windows,
 )
 
 
@@ -74,13 +73,6 @@ def test_probs_highlight_the_top_class():
     fig = plot_probs(np.array([0.1, 0.7, 0.2]), ["a", "b", "c"])
     colours = list(fig.data[0].marker.color)
     assert colours[1] != colours[0] and colours[0] == colours[2]
-
-
-def test_windows_outline_the_window_of_the_picked_patch():
-    ids = np.array([[0, 1, 1, 2], [3, 4, 4, 5], [3, 4, 4, 5], [6, 7, 7, 8]])
-    fig = plot_windows(ids, picked=5)
-    rect = fig.layout.shapes[0]
-    assert (rect.x0, rect.x1, rect.y0, rect.y1) == (0.5, 2.5, 0.5, 2.5)
 
 
 def test_heat_look_glows_where_veil_look_clears():

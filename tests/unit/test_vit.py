@@ -1,12 +1,11 @@
-"""ViT and Swin code on tiny random models: shapes, the capture path, Swin's window masks, rollout,
-and a checkpoint round trip."""
+"""ViT code on tiny random models: shapes, the capture path, rollout, and a checkpoint round trip (Swin:
+tests/unit/test_swin.py)."""
 import numpy as np
 import pytest
 import torch
 
 from model import checkpoints
 from model.analysis.attention_views import rollout
-from model.architectures.swin import SwinViT, layer_shifts, window_ids, window_mask, with_cls
 from model.architectures.vit import ViT, ViTConfig
 from model.tasks.image_run import run_image
 
@@ -50,46 +49,6 @@ def test_moving_a_patch_changes_the_answer_only_through_positions():
         torch.testing.assert_close(model(img), model(swapped), atol=1e-5, rtol=1e-5)
 
 
-def test_swin_windows_on_a_4x4_grid_plain_and_shifted():
-    assert window_ids((4, 4), 2, 0).tolist() == [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]
-    assert window_ids((4, 4), 2, 1).tolist() == [[0, 1, 1, 2], [3, 4, 4, 5], [3, 4, 4, 5], [6, 7, 7, 8]]
-    m = window_mask((4, 4), 2, 0)
-    assert set(np.flatnonzero(m[5])) == {0, 1, 4, 5}                       # p5 sits in the top-left window
-    shifted = window_mask((4, 4), 2, 1)
-    assert set(np.flatnonzero(shifted[5])) == {5, 6, 9, 10}                 # the shifted centre window
-    assert layer_shifts(4, 2) == [0, 1, 0, 1]
-
-
-@pytest.mark.parametrize("grid,window,shift", [((4, 4), 2, 0), ((4, 4), 2, 1), ((6, 6), 3, 1), ((6, 6), 2, 1)])
-def test_window_ids_drawn_on_the_page_agree_with_the_mask_the_model_uses(grid, window, shift):
-    ids = window_ids(grid, window, shift).ravel()
-    np.testing.assert_array_equal(ids[:, None] == ids[None, :], window_mask(grid, window, shift))
-
-
-def test_cls_stays_global_in_swin_masks():
-    m = with_cls(window_mask((4, 4), 2, 0))
-    assert m.shape == (17, 17) and m[0].all() and m[:, 0].all()
-    assert m[1:, 1:].sum() == 16 * 4
-
-
-def test_swin_attention_is_zero_outside_each_window_and_alternates_between_layers():
-    model = _model(SwinViT, window=2)
-    run = run_image(model, np.random.default_rng(1).normal(size=(1, 8, 8)).astype(np.float32))
-    masks = np.stack(run.masks)
-    assert masks.shape == (2, 17, 17) and not np.array_equal(masks[0], masks[1])
-    for layer in range(2):
-        outside = ~masks[layer]
-        assert np.all(run.weights[layer][:, outside] == 0)
-        assert np.all(run.weights[layer][:, masks[layer]] > 0)
-
-
-def test_swin_refuses_a_window_that_does_not_tile_the_grid():
-    with pytest.raises(ValueError, match="window"):
-        ViTConfig(**{**TINY, "window": 3})
-    with pytest.raises(ValueError, match="window"):
-        SwinViT(ViTConfig(**TINY))
-
-
 def test_rollout_of_one_layer_is_half_identity_plus_half_mean_attention():
     rng = np.random.default_rng(0)
     w = rng.random((1, 2, 5, 5))
@@ -107,13 +66,12 @@ def test_rollout_multiplies_layers_and_keeps_rows_stochastic():
     np.testing.assert_allclose(r.sum(-1), 1)
 
 
-@pytest.mark.parametrize("cls,extra,arch", [(ViT, {}, "model.architectures.vit:ViT"),
-                                            (SwinViT, {"window": 2}, "model.architectures.swin:SwinViT")])
-def test_checkpoint_round_trip(tmp_path, cls, extra, arch):
-    model = _model(cls, **extra)
-    checkpoints.save("tiny_img", model, {"arch": arch, "config": model.to_dict(), "modality": "image"}, tmp_path)
+def test_checkpoint_round_trip(tmp_path):
+    model = _model()
+    checkpoints.save("tiny_img", model, {"arch": "model.architectures.vit:ViT", "config": model.to_dict(),
+                                         "modality": "image"}, tmp_path)
     back, meta = checkpoints.load("tiny_img", tmp_path)
-    assert type(back) is cls and meta["modality"] == "image"
+    assert type(back) is ViT and meta["modality"] == "image"
     x = torch.randn(2, 1, 8, 8)
     with torch.no_grad():
         torch.testing.assert_close(back(x), model(x))

@@ -39,6 +39,28 @@ def train_classifier(model, x: np.ndarray, y: np.ndarray, *, epochs: int, batch:
                label=label)
 
 
+def train_checkpointed(name: str, model, x: np.ndarray, y: np.ndarray, *, epochs: int, batch: int, lr: float,
+                       weight_decay: float, seed: int, augment=None) -> list[float]:
+    """train_classifier with a checkpoint a stopped run resumes from (model.training.checkpointed): every
+    step's batch is drawn from the seed, the epoch and the step, so a resumed run goes on as it would have."""
+    from model.training import checkpointed
+    seed_everything(seed)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    per_epoch = int(np.ceil(len(x) / batch))
+
+    def next_batch(step):
+        epoch, k = divmod(step, per_epoch)
+        order = np.array_split(np.random.default_rng([seed, epoch]).permutation(len(x)), per_epoch)[k]
+        idx = torch.from_numpy(order)
+        xb = xt[idx]
+        return (augment(xb, np.random.default_rng([seed, epoch, k])) if augment else xb), yt[idx]
+
+    def loss_fn(m, b):
+        return F.cross_entropy(m(b[0]), b[1]), len(b[1])
+
+    return checkpointed.fit(name, model, next_batch, loss_fn, epochs * per_epoch, lr, weight_decay)
+
+
 @torch.inference_mode()
 def predict(model, x: np.ndarray, batch: int = 512) -> np.ndarray:
     """(B, C, H, W) -> predicted class (B,)."""
