@@ -22,7 +22,7 @@ def load_or_say(name: str) -> finetuned.FineTuned | None:
         return load(name)
     except CheckpointError as e:
         st.error(_("The fine-tuned model **{name}** could not be loaded.").format(name=html.escape(name))
-                 + f"\n\n{html.escape(str(e))}")
+                 + f"\n\n{e}")
         return None
 
 

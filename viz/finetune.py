@@ -47,7 +47,7 @@ def plot_head_change(change: np.ndarray, *, title: str | None = None, zmax: floa
         texttemplate="%{text}", colorbar=dict(title=_("moved")),
         hovertemplate="%{y} %{x}<br>" + _("mean distance: %{z:.4f}") + "<extra></extra>"))
     fig.update_yaxes(autorange="reversed", title=_("layer"))
-    fig.update_xaxes(title=_("head"), side="top")
+    fig.update_xaxes(title=_("head"))
     return style(fig, title, 80 * L + 120)
 
 
@@ -77,8 +77,8 @@ def plot_probabilities(labels: list[str], rows: dict[str, np.ndarray], *, title:
                              name=html.escape(name), marker_color=HEAD_COLOURS[i], hovertemplate=hover))
     fig.update_xaxes(range=[0, 1], title=_("probability"))
     fig.update_yaxes(autorange="reversed")
-    fig = style(fig, title, 28 * len(labels) * max(1, len(rows)) + 160)
-    fig.update_layout(barmode="group", legend=dict(orientation="h", yanchor="top", y=-0.25, x=0))
+    fig = style(fig, title, 16 * len(labels) * max(1, len(rows)) + 170)
+    fig.update_layout(barmode="group", legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1))
     return fig
 
 
@@ -95,5 +95,5 @@ def plot_span_scores(pieces: list[str], start: np.ndarray, end: np.ndarray, *, c
     fig.update_xaxes(tickangle=-60)
     fig.update_yaxes(title=_("score (logit)"))
     fig = style(fig, title, 380)
-    fig.update_layout(barmode="group", legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    fig.update_layout(barmode="group", legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1))
     return fig

@@ -18,17 +18,19 @@ from viz.slide import caption_line
 TABS = [N_("Classification"), N_("Tagging"), N_("Question answering"), N_("Next sentence")]
 KINDS = ("cls", "tag", "span", "nsp")
 MODELS = {k: f"finetune_{k}" for k in KINDS}
-# the metric keys of each head: (fine-tuned, frozen), the bar, and the baselines (key -> shown name)
+# the metric keys of each head: (fully fine-tuned, frozen, what), the target, and the baselines (key -> shown name)
 RESULTS = {
-    "cls": ([("cls_acc_heldout", "cls_acc_heldout_frozen", N_("accuracy"))], N_("better baseline + 0.05"),
+    "cls": ([("cls_acc_heldout", "cls_acc_heldout_frozen", N_("accuracy"))],
+            N_("accuracy ≥ the better baseline + 0.05"),
             {"cls_baseline_majority": N_("majority class"), "cls_baseline_bow": N_("bag of words")}),
     "tag": ([("tag_acc_heldout", "tag_acc_heldout_frozen", N_("accuracy, every word")),
              ("tag_acc_heldout_entities", "tag_acc_heldout_entities_frozen", N_("accuracy, the nouns"))],
-            N_("0.8"), {"tag_baseline_majority": N_("always O"), "tag_baseline_lookup": N_("each word's training tag"),
-                        "tag_baseline_lookup_entities": N_("each word's training tag, the nouns")}),
+            N_("accuracy ≥ 0.8"), {"tag_baseline_majority": N_("always O"),
+                                   "tag_baseline_lookup": N_("each word's training tag"),
+                                   "tag_baseline_lookup_entities": N_("each word's training tag, the nouns")}),
     "span": ([("span_exact_match_heldout", "span_exact_match_heldout_frozen", N_("exact match")),
-              ("span_f1_heldout", "span_f1_heldout_frozen", N_("token F1"))], N_("EM 0.6, F1 0.7"), {}),
-    "nsp": ([("nsp_acc_heldout", "nsp_acc_heldout_frozen", N_("accuracy"))], N_("0.65"),
+              ("span_f1_heldout", "span_f1_heldout_frozen", N_("token F1"))], N_("exact match ≥ 0.6, F1 ≥ 0.7"), {}),
+    "nsp": ([("nsp_acc_heldout", "nsp_acc_heldout_frozen", N_("accuracy"))], N_("accuracy ≥ 0.65"),
             {"nsp_baseline_majority": N_("majority answer"), "nsp_baseline_overlap": N_("word overlap")}),
 }
 CURVE_TITLES = {"cls": N_("validation accuracy"), "tag": N_("validation accuracy, every word"),
@@ -80,7 +82,7 @@ def results(kind: str, meta: dict):
         st.dataframe(pd.DataFrame({_("baseline"): [_(v) for v in baselines.values()],
                                    _("held-out score"): [f"{m[k]:.3f}" for k in baselines]}), hide_index=True)
     r = meta["recipe"]
-    st.caption(_("The issue's bar: {bar}. Reproduce with `python -m model.train {name}` ({steps:,} steps of "
+    st.caption(_("The target: {bar}. Reproduce with `python -m model.train {name}` ({steps:,} steps of "
                  "{batch} examples for each model), then `python -m model.evaluate --json {name}`.").format(
         bar=_(bar), name=meta["name"], steps=r["steps"], batch=r["batch"]))
 

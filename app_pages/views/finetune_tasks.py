@@ -44,7 +44,7 @@ DEFAULTS = {"ft_cls_text": "a mixed drink made of liquor and water with sugar an
                                "The horse slept by the overpass because it was too tired.",
             "ft_nsp_a": "Also, the Scots are said to have invented golf.",
             "ft_nsp_b": "Then they had to invent Scotch whiskey to take away the pain and frustration."}
-MODEL_NAMES = (N_("fully fine-tuned"), N_("frozen encoder"))
+MODEL_NAMES = (N_("Fully fine-tuned"), N_("Frozen encoder"))
 
 
 def text_box(key: str, label: str, area: bool = False) -> str:
@@ -59,14 +59,15 @@ def tokenizer():
 
 
 def probabilities(name: str, run, labels: dict, title: str):
-    """Both models' probabilities over the labels, and the fully fine-tuned answer."""
+    """Both models' answers (with their probability) beside a chart of every label's probability."""
     shown = [_(v) for v in labels.values()]
     full, frozen = softmax(run.full), softmax(run.frozen)
-    c1, c2 = st.columns(2)
-    c1.metric(_("Fully fine-tuned"), shown[int(full.argmax())], f"{full.max():.2f}", delta_color="off")
-    c2.metric(_("Frozen encoder"), shown[int(frozen.argmax())], f"{frozen.max():.2f}", delta_color="off")
+    left, right = st.columns([1, 2])
+    for where, what, p in ((left, MODEL_NAMES[0], full), (left, MODEL_NAMES[1], frozen)):
+        where.metric(_(what), shown[int(p.argmax())])
+        where.caption(_("probability {p:.2f}").format(p=p.max()))
     fig = plot_probabilities(shown, {_(MODEL_NAMES[0]): full, _(MODEL_NAMES[1]): frozen}, title=title)
-    _export.chart(fig, key=f"{name}_probs", name=(name, "probabilities"), caption=caption_line(name))
+    _export.chart(fig, key=f"{name}_probs", name=(name, "probabilities"), caption=caption_line(name), where=right)
 
 
 def classify(name: str, ft):
@@ -103,8 +104,8 @@ def tag(name: str, ft):
     names = [_(TAG_NAMES[k]) for k in ft.labels]
     st.dataframe(pd.DataFrame({
         _("word"): [w for w, _i in t.words],
-        _("fully fine-tuned"): [f"{names[int(full[i].argmax())]} ({full[i].max():.2f})" for _w, i in t.words],
-        _("frozen encoder"): [f"{names[int(frozen[i].argmax())]} ({frozen[i].max():.2f})" for _w, i in t.words]}),
+        _(MODEL_NAMES[0]): [f"{names[int(full[i].argmax())]} ({full[i].max():.2f})" for _w, i in t.words],
+        _(MODEL_NAMES[1]): [f"{names[int(frozen[i].argmax())]} ({frozen[i].max():.2f})" for _w, i in t.words]}),
         hide_index=True)
     st.caption(_("Each word's type and its probability, read at the word's first piece."))
     return run, [visible(p) for p in t.pieces]
@@ -128,10 +129,10 @@ def answer_span(name: str, ft):
     for key, logits in (("full", run.full), ("frozen", run.frozen)):
         found[key] = inputs.answer(q, logits)
     c1, c2 = st.columns(2)
-    c1.metric(_("Fully fine-tuned"), found["full"][2] or "—")
-    c2.metric(_("Frozen encoder"), found["frozen"][2] or "—")
+    c1.metric(_(MODEL_NAMES[0]), found["full"][2] or "—")
+    c2.metric(_(MODEL_NAMES[1]), found["frozen"][2] or "—")
     s, e, _text = found["full"]
-    a, b = q.spans[s - q.lo][0], q.spans[e - q.lo][1]
+    a, b = inputs.characters(q, s, e)
     st.markdown(md(q.passage[:a]) + "**" + md(q.passage[a:b]) + "**" + md(q.passage[b:]))
     fig = plot_span_scores([visible(p) for p in q.pieces[q.lo:q.hi]], run.full[q.lo:q.hi, 0], run.full[q.lo:q.hi, 1],
                            chosen=(s - q.lo, e - q.lo), title=_("Start and end scores over the passage (fully "

@@ -67,10 +67,20 @@ def question(tok, asked: str, passage: str, max_pieces: int) -> Question:
                     list(p.spans[:keep]), p.text)
 
 
+def characters(q: Question, s: int, e: int) -> tuple[int, int]:
+    """The (start, end) characters in q.passage of the tokens s..e (indices into q.ids), the spaces a piece carries
+    in front left out."""
+    a, b = q.spans[s - q.lo][0], q.spans[e - q.lo][1]
+    while a < b and q.passage[a].isspace():
+        a += 1
+    return a, b
+
+
 def answer(q: Question, logits: np.ndarray, max_len: int = MAX_ANSWER) -> tuple[int, int, str]:
     """The best span's first and last token index (start <= end, both inside the passage) and the passage text it
     covers. logits: (T, 2) start and end scores."""
     allowed = np.zeros(len(logits), dtype=bool)
     allowed[q.lo:q.hi] = True
     s, e = spans.best_span(logits[:, 0], logits[:, 1], allowed, max_len)
-    return s, e, q.passage[q.spans[s - q.lo][0]:q.spans[e - q.lo][1]]
+    a, b = characters(q, s, e)
+    return s, e, q.passage[a:b]

@@ -14,6 +14,7 @@ from safetensors.torch import load_file, save_file
 
 from model import checkpoints
 from model.checkpoints import CheckpointError, retrain_hint
+from model.engine.config import ModelConfig
 from model.tasks.heads import HeadedEncoder
 
 FOLDER = "finetune"
@@ -74,8 +75,8 @@ def load(name: str, assets: Path | None = None) -> FineTuned:
     if path.stat().st_size > MAX_BYTES:
         _fail(name, path, f"is {path.stat().st_size:,} bytes; a fine-tuned model is at most {MAX_BYTES:,}")
     head = meta.get("head", {})
-    base, base_meta = checkpoints.load(meta.get("base", "general_encoder"), assets)
-    if base_meta["config"] != meta["config"]:
+    base, _base_meta = checkpoints.load(meta.get("base", "general_encoder"), assets)
+    if base.config != ModelConfig.from_dict(meta["config"]):
         _fail(name, path.with_suffix(".json"), f"its config is not that of {meta.get('base')!r}")
     try:
         made = {v: HeadedEncoder(base, head["kind"], int(head["n_out"])) for v in VARIANTS}

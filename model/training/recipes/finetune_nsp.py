@@ -17,7 +17,7 @@ from model.training.recipes import _finetune
 
 NAME = "finetune_nsp"
 LABELS = ("NotNext", "IsNext")
-RECIPE = dict(_finetune.COMMON, steps=1200, train_draws=3, max_sentence_pieces=60,
+RECIPE = dict(_finetune.COMMON, steps=1000, train_draws=3, max_sentence_pieces=40,
               task="does sentence B follow sentence A?",
               data="model.data.sentence_pairs (fortunes, held out by document)")
 
