@@ -36,11 +36,12 @@ class Tagged:
 
 
 def tagged(tok, text: str, max_pieces: int) -> Tagged:
-    """The text's words (bpe.group_words) that hold a letter, each read at its first piece, within max_pieces."""
+    """The text's words (bpe.group_words) that hold a letter, each read at its first piece, within max_pieces;
+    [CLS] and [SEP] are not words."""
     enc = tok.encode(text, add_cls_sep=True)
     ids, pieces = enc.ids[:max_pieces - 1] + [bpe.SEP], enc.pieces[:max_pieces - 1] + ["[SEP]"]
-    words = [(w.text, w.pieces[0]) for w in bpe.group_words(enc)
-             if any(c.isalpha() for c in w.text) and w.pieces[0] < len(ids) - 1]
+    words = [(w.text, w.pieces[0]) for w in bpe.group_words(enc) if any(c.isalpha() for c in w.text)
+             and enc.ids[w.pieces[0]] >= len(bpe.SPECIALS) and w.pieces[0] < len(ids) - 1]
     return Tagged(ids, pieces, words)
 
 

@@ -9,7 +9,7 @@ step, curve) is written every `checkpoint_min` minutes under ~/.cache/attention-
 continues from it. The pre-trained model is never written: each run trains its own copy (HeadedEncoder)."""
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +34,6 @@ class Task:
     train: list
     val: list
     score: callable
-    extra: dict = field(default_factory=dict)
 
 
 def collate(kind: str, examples: list[dict]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -65,7 +64,6 @@ def loss_of(model: HeadedEncoder, ids: torch.Tensor, targets: torch.Tensor, froz
 def predict(model: HeadedEncoder, examples: list[dict], batch: int = 64) -> list[np.ndarray]:
     """The head's logits for each example, unpadded: (n_out,) for cls, (T, n_out) for tag and span."""
     model.eval()
-    out = []
     order = sorted(range(len(examples)), key=lambda i: len(examples[i]["ids"]))   # little padding
     found = {}
     for k in range(0, len(order), batch):
@@ -73,8 +71,7 @@ def predict(model: HeadedEncoder, examples: list[dict], batch: int = 64) -> list
         logits = model(pad_batch([e["ids"] for e in chunk])).float().numpy()
         for i, e, row in zip(order[k:k + batch], chunk, logits):
             found[i] = row if model.kind == "cls" else row[:len(e["ids"])]
-    out = [found[i] for i in range(len(examples))]
-    return out
+    return [found[i] for i in range(len(examples))]
 
 
 def _checkpoint_paths(folder: Path, name: str, variant: str) -> tuple[Path, Path]:
