@@ -26,6 +26,10 @@ PAGES = [
     ("coreference.py", N_("Coreference"), ":material/link:",
      N_("Which head points \"it\" at \"restaurant\": a trained encoder whose own heads resolve pronouns, "
      "with minimal pairs and heads ranked by measured accuracy.")),
+    ("finetune.py", N_("Fine-tuning"), ":material/tune:",
+     N_("Pre-train, then fine-tune: BERT's three kinds of heads (a class from [CLS], a tag per token, an answer span) "
+        "and next-sentence prediction on the shipped encoder; full fine-tuning against a frozen encoder, learning "
+        "curves, and which heads' attention moved.")),
     ("generation.py", N_("Decoder & generation"), ":material/edit_note:",
      N_("A GPT-style causal model: next-token probabilities, greedy, top-k and beam search with its tree, "
      "and masked-LM fill-in for the encoder.")),

@@ -6,12 +6,18 @@ import sys
 from model import checkpoints
 from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
+from model.tasks import finetuned
 from model.training import recipes
+
+
+def shipped() -> list[str]:
+    """Shipped models: those in assets/ and the fine-tuned ones in assets/finetune/."""
+    return checkpoints.shipped() + finetuned.shipped()
 
 
 def evaluate_all(only: list[str] | None = None) -> dict:
     out = {}
-    for name in checkpoints.shipped():
+    for name in shipped():
         if name not in recipes.names() or (only and name not in only):
             continue
         out[name] = recipes.get(name).evaluate()
@@ -26,8 +32,9 @@ def main(argv=None):
     for name in args.names:
         if name not in recipes.names():
             fail(f"unknown model {name!r}; choose from {', '.join(recipes.names())}")
-        if name not in checkpoints.shipped():
-            fail(f"{name} is not shipped: {checkpoints.ASSETS / name}.safetensors or .json is missing. "
+        if name not in shipped():
+            where = finetuned.folder() if name.startswith("finetune_") else checkpoints.ASSETS
+            fail(f"{name} is not shipped: {where / name}.safetensors or .json is missing. "
                  f"Build it with `{checkpoints.retrain_hint(name)}`.")
     try:
         results = evaluate_all(args.names)

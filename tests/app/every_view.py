@@ -14,8 +14,10 @@ VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": 
          *[("step_by_step.py", {"steps_tab": t}) for t in ("One head", "Multi-head", "The layer", "Causal mask")],
          *[("step_by_step.py", {"steps_tab": "Why √d_k", "predict": p}) for p in (True, False)],
          *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
-         ("why_attention.py", {}), ("why_attention.py", {"why_tab": "Parameters vs N"}), ("lecture.py", {})]
-TAB_KEYS = {"why_tab", "steps_tab", "pos_tab", "coref_tab", "masks_tab", "gen_tab", "tr_tab", "explorer_tab"}
+         ("why_attention.py", {}), ("why_attention.py", {"why_tab": "Parameters vs N"}), ("lecture.py", {}),
+         *[("finetune.py", {"ft_tab": t})
+           for t in ("Classification", "Tagging", "Question answering", "Next sentence")]]
+TAB_KEYS = {"why_tab", "steps_tab", "pos_tab", "coref_tab", "masks_tab", "gen_tab", "tr_tab", "explorer_tab", "ft_tab"}
 
 
 def view_id(page: str, state: dict) -> str:

@@ -1,0 +1,144 @@
+"""The fine-tuning page's four heads on typed input: what each is, its input boxes (bound to the URL) and its answer,
+fully fine-tuned and with the encoder frozen. Each section returns (run, piece labels) for the attention section."""
+import pandas as pd
+import streamlit as st
+
+from app_pages import _export, _finetuned, _url
+from app_pages._markup import md, visible
+from i18n import N_, _
+from model.data import bpe
+from model.tasks import finetune_inputs as inputs
+from model.tasks.finetune_run import softmax
+from viz.finetune import plot_probabilities, plot_span_scores
+from viz.slide import caption_line
+
+KEEP = _url.KEEP
+MAX_CHARS = 600
+ABOUT = {
+    "cls": N_("**Classification from [CLS].** The head reads the final hidden state of [CLS] and picks one of nine "
+              "kinds of thing. Trained on WordNet noun definitions labelled by WordNet's lexicographer file (act, "
+              "animal, artifact, body, food, location, person, plant, substance): the definition alone, never the "
+              "word it defines. Held out: the definitions the pre-training corpus held out too."),
+    "tag": N_("**Token tagging.** The head reads every token's final state and gives each word, at its first "
+              "piece, a type: a venue, dish, animal, place, object, container, person, or none (O). Trained on "
+              "generated course-world sentences; the held-out sentences use only nouns no training sentence holds, "
+              "so the type must come from what pre-training read about the word, and from its context."),
+    "span": N_("**Span question answering.** [CLS] question [SEP] passage [SEP]: two linear outputs give every "
+               "token a start score and an end score, and the answer is the passage span with the highest start + "
+               "end (start ≤ end, at most 16 pieces). Trained on generated three-sentence passages with questions "
+               "built from their structure; held out by passage (nouns no training passage holds)."),
+    "nsp": N_("**Next-sentence prediction**, BERT's second pre-training task: [CLS] A [SEP] B [SEP], does B follow A "
+              "in the running text, or come from another document? Pairs from the English fortune cookies of the "
+              "real-text corpus, half of them consecutive; held out by document."),
+}
+CLASS_NAMES = {"act": N_("act"), "animal": N_("animal"), "artifact": N_("artifact"), "body": N_("body"),
+               "food": N_("food"), "location": N_("location"), "person": N_("person"), "plant": N_("plant"),
+               "substance": N_("substance")}
+TAG_NAMES = {"O": N_("none (O)"), "VENUE": N_("venue"), "DISH": N_("dish"), "ANIMAL": N_("animal"),
+             "PLACE": N_("place"), "OBJECT": N_("object"), "CONTAINER": N_("container"), "PERSON": N_("person")}
+NSP_NAMES = {"NotNext": N_("NotNext: from elsewhere"), "IsNext": N_("IsNext: follows A")}
+DEFAULTS = {"ft_cls_text": "a mixed drink made of liquor and water with sugar and spices and served hot",
+            "ft_tag_text": "The nurse put the cello in the barrel near the overpass.",
+            "ft_span_question": "Where did the pilot put the toy?",
+            "ft_span_passage": "The nurse bought a laptop for forty dollars. The pilot put the toy in the backpack. "
+                               "The horse slept by the overpass because it was too tired.",
+            "ft_nsp_a": "Also, the Scots are said to have invented golf.",
+            "ft_nsp_b": "Then they had to invent Scotch whiskey to take away the pain and frustration."}
+MODEL_NAMES = (N_("Fully fine-tuned"), N_("Frozen encoder"))
+
+
+def text_box(key: str, label: str, area: bool = False) -> str:
+    """A bound text box with the page's default, at most MAX_CHARS characters."""
+    _url.clipped_link_text(key, MAX_CHARS)
+    box = st.text_area if area else st.text_input
+    return box(label, DEFAULTS[key], key=key, max_chars=MAX_CHARS, bind=_url.text_bind(key), persist_state=KEEP)
+
+
+def tokenizer():
+    return bpe.load()
+
+
+def probabilities(name: str, run, labels: dict, title: str):
+    """Both models' answers (with their probability) beside a chart of every label's probability."""
+    shown = [_(v) for v in labels.values()]
+    full, frozen = softmax(run.full), softmax(run.frozen)
+    left, right = st.columns([1, 2])
+    for where, what, p in ((left, MODEL_NAMES[0], full), (left, MODEL_NAMES[1], frozen)):
+        where.metric(_(what), shown[int(p.argmax())])
+        where.caption(_("probability {p:.2f}").format(p=p.max()))
+    fig = plot_probabilities(shown, {_(MODEL_NAMES[0]): full, _(MODEL_NAMES[1]): frozen}, title=title)
+    _export.chart(fig, key=f"{name}_probs", name=(name, "probabilities"), caption=caption_line(name), where=right)
+
+
+def classify(name: str, ft):
+    text = text_box("ft_cls_text", _("A definition (or any text)"), area=True)
+    if not text.strip():
+        st.info(_("Type a definition to classify."))
+        return None
+    ids, pieces = inputs.single(tokenizer(), text, ft.base.config.max_len)
+    run = _finetuned.run(name, tuple(ids), tuple(pieces))
+    probabilities(name, run, {k: CLASS_NAMES[k] for k in ft.labels}, _("What kind of thing is defined?"))
+    return run, [visible(p) for p in pieces]
+
+
+def next_sentence(name: str, ft):
+    a = text_box("ft_nsp_a", _("Sentence A"))
+    b = text_box("ft_nsp_b", _("Sentence B"))
+    if not (a.strip() and b.strip()):
+        st.info(_("Type both sentences."))
+        return None
+    ids, pieces = inputs.pair(tokenizer(), a, b, (ft.base.config.max_len - 3) // 2)
+    run = _finetuned.run(name, tuple(ids), tuple(pieces))
+    probabilities(name, run, {k: NSP_NAMES[k] for k in ft.labels}, _("Does B follow A?"))
+    return run, [visible(p) for p in pieces]
+
+
+def tag(name: str, ft):
+    text = text_box("ft_tag_text", _("A sentence"))
+    t = inputs.tagged(tokenizer(), text, ft.base.config.max_len)
+    if not t.words:
+        st.info(_("Type a sentence with words to tag."))
+        return None
+    run = _finetuned.run(name, tuple(t.ids), tuple(t.pieces))
+    full, frozen = softmax(run.full), softmax(run.frozen)
+    names = [_(TAG_NAMES[k]) for k in ft.labels]
+    st.dataframe(pd.DataFrame({
+        _("word"): [w for w, _i in t.words],
+        _(MODEL_NAMES[0]): [f"{names[int(full[i].argmax())]} ({full[i].max():.2f})" for _w, i in t.words],
+        _(MODEL_NAMES[1]): [f"{names[int(frozen[i].argmax())]} ({frozen[i].max():.2f})" for _w, i in t.words]}),
+        hide_index=True)
+    st.caption(_("Each word's type and its probability, read at the word's first piece."))
+    return run, [visible(p) for p in t.pieces]
+
+
+def answer_span(name: str, ft):
+    asked = text_box("ft_span_question", _("Question"))
+    passage = text_box("ft_span_passage", _("Passage"), area=True)
+    if not (asked.strip() and passage.strip()):
+        st.info(_("Type a question and a passage."))
+        return None
+    q = inputs.question(tokenizer(), asked, passage, ft.base.config.max_len)
+    if q.hi == q.lo:
+        st.error(_("The question leaves no room for the passage: shorten the question."))
+        return None
+    if q.hi - q.lo < len(tokenizer().encode(passage).ids):
+        st.warning(_("Only the first {n} pieces of the passage are read: the encoder reads {most} pieces in all.")
+                   .format(n=q.hi - q.lo, most=ft.base.config.max_len))
+    run = _finetuned.run(name, tuple(q.ids), tuple(q.pieces))
+    found = {}
+    for key, logits in (("full", run.full), ("frozen", run.frozen)):
+        found[key] = inputs.answer(q, logits)
+    c1, c2 = st.columns(2)
+    c1.metric(_(MODEL_NAMES[0]), found["full"][2] or "—")
+    c2.metric(_(MODEL_NAMES[1]), found["frozen"][2] or "—")
+    s, e, _text = found["full"]
+    a, b = inputs.characters(q, s, e)
+    st.markdown(md(q.passage[:a]) + "**" + md(q.passage[a:b]) + "**" + md(q.passage[b:]))
+    fig = plot_span_scores([visible(p) for p in q.pieces[q.lo:q.hi]], run.full[q.lo:q.hi, 0], run.full[q.lo:q.hi, 1],
+                           chosen=(s - q.lo, e - q.lo), title=_("Start and end scores over the passage (fully "
+                                                                "fine-tuned; the answer shaded)"))
+    _export.chart(fig, key="ft_span_scores", name=(name, "span_scores"), caption=caption_line(name, text=asked))
+    return run, [visible(p) for p in q.pieces]
+
+
+SECTIONS = {"cls": classify, "tag": tag, "span": answer_span, "nsp": next_sentence}

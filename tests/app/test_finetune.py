@@ -1,0 +1,77 @@
+"""AppTest of the fine-tuning page against the shipped fine-tunings: each tab's answers recomputed from the models
+outside the page, the attention shown before fine-tuning read from the pre-trained encoder itself, empty input and
+stale links answered with their messages."""
+import numpy as np
+import pytest
+import torch
+
+from model.data import bpe
+from model.engine.capture import capturing
+from model.tasks import finetune_inputs, finetuned, spans
+from tests.app.conftest import open_link, plotly_chart, trace_z
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return bpe.load()
+
+
+def logits(name: str, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    ft = finetuned.load(name)
+    x = torch.tensor([ids])
+    with torch.no_grad():
+        return ft.full(x)[0].numpy(), ft.frozen(x)[0].numpy()
+
+
+def metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_classification_answers_as_the_model_does_and_shows_the_pre_trained_heads(tok):
+    at = open_link("finetune.py", ft_tab="Classification", ft_cls_text="a large burrowing animal with long ears")
+    ids, _pieces = finetune_inputs.single(tok, "a large burrowing animal with long ears", 128)
+    full, frozen = logits("finetune_cls", ids)
+    labels = finetuned.load("finetune_cls").labels
+    assert metric(at, "Fully fine-tuned") == labels[int(full.argmax())]
+    assert metric(at, "Frozen encoder") == labels[int(frozen.argmax())]
+    head = at.selectbox(key="ft_cls_head").value                        # "L2 H1": layer 2, head 1
+    layer, h = int(head[1]), int(head.split("H")[1])
+    base = finetuned.load("finetune_cls").base
+    with capturing(), torch.no_grad():
+        weights = base.encode(torch.tensor([ids])).intermediates[layer].weights[0, h].numpy()
+    shown = plotly_chart(at, "ft_cls_pair")["data"][0]
+    assert np.allclose(trace_z(shown), weights, atol=1e-5)
+    metrics = finetuned.load("finetune_cls").meta["metrics"]
+    table = at.dataframe[0].value
+    assert list(table.iloc[0][1:]) == [f"{metrics['cls_acc_heldout']:.3f}", f"{metrics['cls_acc_heldout_frozen']:.3f}"]
+
+
+def test_span_answer_is_the_best_span_inside_the_passage(tok):
+    question = "Who put the lamp away?"
+    passage = "The pilot put the lamp in the chest. The dancer ate a tart at the pub."
+    at = open_link("finetune.py", ft_tab="Question answering", ft_span_question=question, ft_span_passage=passage)
+    q = finetune_inputs.question(tok, question, passage, 128)
+    full, _frozen = logits("finetune_span", q.ids)
+    best, found = -np.inf, None
+    for s in range(q.lo, q.hi):                                          # brute force over the passage's spans
+        for e in range(s, min(q.hi, s + finetune_inputs.MAX_ANSWER)):
+            if full[s, 0] + full[e, 1] > best:
+                best, found = full[s, 0] + full[e, 1], (s, e)
+    a, b = finetune_inputs.characters(q, *found)
+    assert metric(at, "Fully fine-tuned") == passage[a:b] and passage[a:b] in passage
+    assert spans.exact_match(passage[a:b], "pilot") == 1.0                  # and here it is right
+
+
+def test_tagging_lists_every_word_and_empty_input_says_what_to_do():
+    at = open_link("finetune.py", ft_tab="Tagging", ft_tag_text="The dancer fed the porcupine.")
+    assert list(at.dataframe[0].value.iloc[:, 0]) == ["The", "dancer", "fed", "the", "porcupine"]
+    at.text_input(key="ft_tag_text").set_value("  ...  ").run()
+    assert not at.exception and at.info[0].value == "Type a sentence with words to tag."
+
+
+def test_next_sentence_needs_both_sentences_and_a_stale_link_says_so():
+    at = open_link("finetune.py", ft_tab="Next sentence", ft_nsp_b="")
+    assert [i.value for i in at.info] == ["Type both sentences."]
+    at = open_link("finetune.py", ft_tab="Nope")
+    assert "The link asked for the tab “Nope”, which is not on this page now; showing “Classification”." in \
+        [i.value for i in at.info]

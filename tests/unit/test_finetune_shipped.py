@@ -1,0 +1,92 @@
+"""The shipped fine-tunings (assets/finetune/) and the pre-trained encoder they start from: fine-tuning never writes
+the pre-trained weights, the shipped files hold only what fine-tuning changed (no LM head), load back exactly, and a
+damaged file is refused with a message naming it and the command that rebuilds it."""
+import hashlib
+import shutil
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+
+from model import checkpoints
+from model.checkpoints import CheckpointError
+from model.data.bpe import CLS, SEP
+from model.tasks import finetuned
+from model.training import finetune
+
+NAMES = ("finetune_cls", "finetune_tag", "finetune_span", "finetune_nsp")
+BASE = checkpoints.ASSETS / "general_encoder.safetensors"
+
+
+def sha(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tiny_task() -> finetune.Task:
+    items = [{"ids": [CLS, 300 + i, 400 + i, SEP], "target": i % 3} for i in range(12)]
+    return finetune.Task("tiny", "cls", ("a", "b", "c"), items, items[:3], lambda m, xs: {"acc": 0.0})
+
+
+def test_fine_tuning_the_shipped_encoder_leaves_its_weights_untouched(tmp_path):
+    before = sha(BASE)
+    base, _meta = checkpoints.load("general_encoder")
+    r = dict(seed=0, steps=3, batch=4, lr=1e-2, lr_frozen=1e-2, betas=(0.9, 0.98), weight_decay=0.0, eval_every=3,
+             checkpoint_min=0.0, train_embeddings=True)
+    models, _curves = finetune.run(tiny_task(), base, r, tmp_path)
+    assert sha(BASE) == before
+    stored = load_file(str(BASE))
+    for k, v in base.state_dict().items():
+        assert torch.equal(v, stored[k].float()), k                           # the object in memory too
+    layer = "encoder.layers.0.self_attn.w_q.weight"
+    assert not torch.equal(models["full"].encoder.state_dict()[layer], stored[layer].float())
+    assert torch.equal(models["frozen"].encoder.state_dict()[layer], stored[layer].float())
+
+    meta = {"arch": "model.tasks.heads:HeadedEncoder", "config": base.config.to_dict(), "base": "general_encoder",
+            "head": {"kind": "cls", "n_out": 3, "train_embeddings": True}}
+    finetuned.save("finetune_tiny", models, meta, assets=tmp_path / "assets")
+    for ext in (".safetensors", ".json"):
+        shutil.copy(checkpoints.ASSETS / f"general_encoder{ext}", tmp_path / "assets")
+    back = finetuned.load("finetune_tiny", tmp_path / "assets")
+    ids = torch.tensor([[CLS, 500, 600, 700, SEP]])
+    for variant in ("full", "frozen"):
+        assert torch.allclose(getattr(back, variant)(ids), models[variant](ids), atol=1e-6)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_shipped_fine_tuning_is_small_and_holds_what_fine_tuning_changed(name):
+    path = finetuned.folder() / f"{name}.safetensors"
+    assert path.is_file(), f"{path} is not shipped: run `python -m model.train {name}`"
+    assert path.stat().st_size < 4_000_000
+    ft = finetuned.load(name)
+    assert ft.meta["base_sha256"] == sha(BASE)                              # trained on the weights shipped now
+    base = ft.base.state_dict()
+    for k, v in ft.frozen.encoder.state_dict().items():
+        assert torch.equal(v, base[k]), k
+    moved = [k for k, v in ft.full.encoder.state_dict().items() if not torch.equal(v, base[k])]
+    assert len(moved) > 40                                                   # every layer's weights were trained
+    change = np.array(ft.meta["attention_change"])
+    assert change.shape == (ft.base.config.n_layers, ft.base.config.n_heads) and (change >= 0).all()
+    curves = ft.meta["curves"]
+    assert curves["full"][-1][0] == curves["frozen"][-1][0] == ft.meta["recipe"]["steps"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "extra_tensor", "other_head"])
+def test_a_damaged_fine_tuning_names_its_file_and_the_rebuild(tmp_path, damage):
+    assets = tmp_path / "assets"
+    (assets / "finetune").mkdir(parents=True)
+    for ext in (".safetensors", ".json"):
+        shutil.copy(checkpoints.ASSETS / f"general_encoder{ext}", assets)
+        shutil.copy(finetuned.folder() / f"finetune_nsp{ext}", assets / "finetune")
+    weights = assets / "finetune" / "finetune_nsp.safetensors"
+    if damage == "truncated":
+        weights.write_bytes(weights.read_bytes()[:1000])
+    elif damage == "extra_tensor":
+        state = load_file(str(weights))
+        state["full.encoder.lm_head.weight"] = torch.zeros(3, 3)
+        save_file(state, str(weights))
+    else:
+        meta = assets / "finetune" / "finetune_nsp.json"
+        meta.write_text(meta.read_text().replace('"n_out": 2', '"n_out": 5'))
+    with pytest.raises(CheckpointError, match=r"finetune_nsp\.safetensors.*python -m model\.train finetune_nsp"):
+        finetuned.load("finetune_nsp", assets)
