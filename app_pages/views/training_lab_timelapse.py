@@ -116,11 +116,21 @@ def exports(lesson: lessons.Lesson, record: dict, history: list[dict], tokens: l
                        "application/octet-stream", on_click="ignore", icon=":material/download:", key="lab_model")
     c2.download_button(_("Its config (JSON)"), lambda: (folder / f"{stem}.json").read_bytes(), f"{stem}.json",
                        "application/json", on_click="ignore", icon=":material/download:", key="lab_config")
-    if c3.button(_("Open in the explorer"), icon=":material/grid_view:", key="lab_open",
-                 help=_("Add the trained model to this session's text models and open it in the attention "
-                        "explorer (type syllables, numbers or a course sentence).")):
-        st.session_state["text_model"] = _resources.add_session_model(folder, stem, lesson.name)
-        st.switch_page("app_pages/explorer.py")
+    opened = st.session_state.get("lab_opened")
+    if opened is not None and opened[0] == str(model_file) and opened[1] in _resources.session_models():
+        c3.page_link("app_pages/explorer.py", label=_("Open **{name}** in the explorer").format(name=opened[1]),
+                     icon=":material/grid_view:")
+        return
+    c3.button(_("Add to the explorer"), icon=":material/add:", key="lab_open", on_click=_add, args=(folder, stem,
+              lesson.name), help=_("Add the trained model to this session's text models, to open it in the attention "
+                                   "explorer (type syllables, numbers or a course sentence)."))
+
+
+def _add(folder: Path, stem: str, lesson: str) -> None:
+    """Button callback: the model becomes a session model and the explorer's pick."""
+    name = _resources.add_session_model(folder, stem, lesson)
+    st.session_state["text_model"] = name
+    st.session_state["lab_opened"] = (str(folder / f"{stem}.safetensors"), name)
 
 
 def render(record: dict) -> None:

@@ -72,15 +72,15 @@ LESSONS = {lesson.name: lesson for lesson in (
            N_("A two-layer, attention-only decoder reads random syllables in which spans come back later. To "
               "predict the second copy it must find the first one and read what came next: a previous-token head "
               "in the first layer, then an induction head in the second (Olsson et al. 2022)."),
-           "induction", dict(vocab=tasks.LOW + 64, length=64, skip=0.15, spans=(8, 30), copies=1, probe_span=24),
-           Settings(n_layers=2, n_heads=4, d_model=64, lr=3e-3, steps=2000), batch=32,
-           kinds=("induction", "previous", "sink"), thresholds={"induction": 0.5, "previous": 0.5},
+           "induction", dict(vocab=64, length=32, skip=0.1, spans=(3, 10), copies=2, probe_span=12),
+           Settings(n_layers=2, n_heads=1, d_model=64, lr=3e-3, steps=2500), batch=32,
+           kinds=("induction", "previous", "sink"), thresholds={"induction": 0.5, "previous": 0.4},
            metric=N_("copy accuracy (the second copy of a span)"), metric_key="copy_acc_final"),
     Lesson("previous", N_("Previous-token heads"),
            N_("A one-layer decoder on syllables where a token often fixes the one two places later. Predicting the "
               "next token needs the previous one, so a head learns to look exactly one position back: a positional "
               "head, which cannot form with positions off."),
-           "previous", dict(vocab=tasks.LOW + 32, length=48, skip=0.8, probe_length=32, copies=0),
+           "previous", dict(vocab=40, length=48, skip=0.8, probe_length=32, copies=0),
            Settings(n_layers=1, n_heads=2, d_model=32, lr=1e-2, steps=300), batch=32,
            kinds=("previous", "sink"), thresholds={"previous": 0.5},
            metric=N_("next-token accuracy where the rule holds"), metric_key="rule_acc_final"),

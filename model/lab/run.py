@@ -128,7 +128,8 @@ def train(lesson: Lesson, settings: Settings, folder: Path, *, resume: bool = Fa
         for g in opt.param_groups:
             g["lr"] = lr_at(step, settings.steps, settings.lr)
         inputs, targets = lessons.batch(lesson, settings, step, tok)
-        logits = model(inputs)                                                    # (B, T, V)
+        pad = (inputs != 0)[:, None, None, :] if lesson.task == "pronoun" else None    # [PAD] is never a key
+        logits = model(inputs, mask=pad)                                          # (B, T, V)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
                                ignore_index=tasks.IGNORE)
         opt.zero_grad(set_to_none=True)

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from model.data import course_world as world
 from model.data.word_tokenizer import BOS, SEP, SPECIALS, WordTokenizer, split_words
 
 LOW = len(SPECIALS)                      # the first ordinary id
@@ -140,7 +139,7 @@ def sort_batch(task: dict, seed: int, step: int, batch: int) -> tuple[torch.Tens
     """inputs (B, T), targets: the sorted numbers, each predicted from the position before it."""
     x = sort_rows(_rng(seed, step), batch, task["size"], task["count"])
     answers = x[:, 1:].copy()
-    answers[:, :task["count"]] = IGNORE            # the unsorted list is random: no loss there
+    answers[:, :task["count"] + 1] = IGNORE        # the list is random and [SEP] always there: no loss
     return _as_batch(x[:, :-1].copy(), answers)
 
 
@@ -160,11 +159,14 @@ def sort_probes(task: dict, tok: WordTokenizer, n: int = 8) -> Probes:
 
 # ---- pronouns (the course world) ------------------------------------------------------------------------------
 def pronoun_tokenizer() -> WordTokenizer:
+    from model.data import course_world as world  # builds its WordNet lexicon on import (seconds): only here
     return world.tokenizer()
 
 
-def pronoun_sentences(frames: str, n: int, seed: int) -> list[world.Sample]:
-    """n schema sentences with the hand-picked nouns; frames "train" (the training frames) or "heldout"."""
+def pronoun_sentences(frames: str, n: int, seed: int) -> list:
+    """n schema sentences (course_world.Sample) with the hand-picked nouns; frames "train" (the training frames) or
+    "heldout"."""
+    from model.data import course_world as world
     rng = np.random.default_rng(seed)
     out = []
     names = sorted(world.SCHEMAS)
