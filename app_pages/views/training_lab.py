@@ -154,7 +154,10 @@ def run_controls(lesson: lessons.Lesson, s: lessons.Settings, error: str | None)
                  help=_("Continue the stopped run from its last snapshot, with its own settings.")):
         start(lessons.LESSONS[record["lesson"]], lessons.Settings(**record["settings"]), resume=True)
         st.rerun()
-    c4.caption(_heavy.limits())
+    memory = jobs.QUEUE.memory_mb
+    c4.caption(_("A run is a heavy job: at most {slots} run at once on this server, for all its users, each in its "
+                 "own process on one CPU thread{memory}. One run per session: a new one replaces the old.").format(
+        slots=jobs.QUEUE.slots, memory=_(", limited to {mb:,} MiB").format(mb=memory) if memory else ""))
     if going:
         live(lessons.LESSONS[record["lesson"]])
     elif job is not None and job.state == jobs.FAILED:

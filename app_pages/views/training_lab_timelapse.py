@@ -155,7 +155,7 @@ def render(record: dict) -> None:
                                     names=names, title=title), key="lab_snapshot",
                   name=("lab", lesson.name, f"step{step}"), caption=caption_line(f"lab_{lesson.name}", None,
                                                                                 text=" ".join(probes.tokens)))
-    st.caption(_("Rows are queries, columns keys, one map per head (layers down, heads across). The probe: {text}")
+    st.caption(_("Rows are queries, columns keys, one map per head (layers down, heads across). The probe: “{text}”")
                .format(text=" ".join(probes.tokens)))
     with st.expander(_("Export"), icon=":material/download:"):
         exports(lesson, record, history, list(probes.tokens))

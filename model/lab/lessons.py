@@ -69,9 +69,10 @@ class Lesson:
 
 LESSONS = {lesson.name: lesson for lesson in (
     Lesson("induction", N_("Induction heads"),
-           N_("A two-layer, attention-only decoder reads random syllables in which spans come back later. To "
-              "predict the second copy it must find the first one and read what came next: a previous-token head "
-              "in the first layer, then an induction head in the second (Olsson et al. 2022)."),
+           N_("A two-layer, attention-only decoder with one head per layer reads random syllables in which spans "
+              "come back later. To predict the second copy it must find the first one and read what came next: a "
+              "previous-token head in the first layer, then an induction head in the second (Olsson et al. 2022). "
+              "With more heads per layer it often copies without any single head showing the pattern."),
            "induction", dict(vocab=64, length=32, skip=0.1, spans=(3, 10), copies=2, probe_span=12),
            Settings(n_layers=2, n_heads=1, d_model=64, lr=3e-3, steps=2500), batch=32,
            kinds=("induction", "previous", "sink"), thresholds={"induction": 0.5, "previous": 0.4},
@@ -86,9 +87,12 @@ LESSONS = {lesson.name: lesson for lesson in (
            metric=N_("next-token accuracy where the rule holds"), metric_key="rule_acc_final"),
     Lesson("pronoun", N_("A pronoun head"),
            N_("A small encoder reads course-world sentences (“The trophy didn't fit into the suitcase because it was "
-              "too big.”) and must name, from the pronoun, the noun it refers to. Nothing tells a head where to "
-              "look; one learns to point the pronoun at its antecedent."),
-           "pronoun", dict(), Settings(n_layers=2, n_heads=4, d_model=64, lr=3e-3, steps=600, mask="full"),
+              "too big.”), each after one naming two other nouns of the same kinds, and must name, from the "
+              "pronoun, the noun it refers to. Nothing tells a head where to look: watch whether one head learns to "
+              "point the pronoun at its antecedent, or whether the model shares the work among heads (at this size "
+              "it usually does: a head for each kind of noun)."),
+           "pronoun", dict(distractor=True),
+           Settings(n_layers=2, n_heads=4, d_model=64, lr=3e-3, steps=600, mask="full"),
            batch=32, kinds=("pronoun", "previous", "sink"), thresholds={"pronoun": 0.8},
            metric=N_("pronoun accuracy (held-out sentence frames)"), metric_key="pronoun_acc_final", ffn=True,
            text_rule="cls_sep"),
@@ -114,7 +118,7 @@ def tokenizer(lesson: Lesson):
 
 def length(lesson: Lesson) -> int:
     """Positions the model reads (its max_len)."""
-    return {"sort": 2 * lesson.data.get("count", 0) + 1, "pronoun": 32}.get(lesson.task, lesson.data.get("length", 0))
+    return {"sort": 2 * lesson.data.get("count", 0) + 1, "pronoun": 40}.get(lesson.task, lesson.data.get("length", 0))
 
 
 def check(lesson: Lesson, s: Settings) -> None:
@@ -130,7 +134,7 @@ def check(lesson: Lesson, s: Settings) -> None:
     if s.d_model % s.n_heads:
         raise SettingsError(_("d_model = {d} does not split evenly across {h} heads.").format(d=s.d_model, h=s.n_heads))
     if s.mask not in MASKS:
-        raise SettingsError(_("The mask is {mask!r}; choose causal or full.").format(mask=s.mask))
+        raise SettingsError(_("The mask is “{mask}”; choose causal or full.").format(mask=s.mask))
     seconds = estimate_seconds(lesson, s)
     if seconds > MAX_SECONDS:
         raise SettingsError(_("This run would take about {s:.0f} s; the lab allows {most} s. Fewer steps, layers "

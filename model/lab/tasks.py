@@ -13,7 +13,7 @@ the explorer ("ba ko mi ba ko"). Four tasks:
   the noun it refers to (a cloze), read both ways as BERT reads.
 - "sort": a list of distinct numbers, [SEP], then the same numbers sorted (the loss only on the sorted part).
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -163,9 +163,11 @@ def pronoun_tokenizer() -> WordTokenizer:
     return world.tokenizer()
 
 
-def pronoun_sentences(frames: str, n: int, seed: int) -> list:
+def pronoun_sentences(frames: str, n: int, seed: int, distractor: bool = True) -> list:
     """n schema sentences (course_world.Sample) with the hand-picked nouns; frames "train" (the training frames) or
-    "heldout"."""
+    "heldout". With `distractor`, each follows "we saw the {x} and the {y} ." naming two other nouns of the same
+    classes, so adding up every noun cannot give the answer: a head must point at the one in the pronoun's
+    sentence."""
     from model.data import course_world as world
     rng = np.random.default_rng(seed)
     out = []
@@ -175,9 +177,17 @@ def pronoun_sentences(frames: str, n: int, seed: int) -> list:
         held = world.HELDOUT_FRAMES[name]
         pool = [f for f in range(len(world.SCHEMAS[name].frames)) if (f in held) == (frames == "heldout")]
         a_nouns, b_nouns = world.CORE_NOUNS[name]
-        out.append(world.schema_sentence(name, int(rng.choice(pool)), str(rng.choice(a_nouns)),
-                                         str(rng.choice(b_nouns)), str(rng.choice(["a", "b"])),
-                                         int(rng.integers(10))))
+        a, x = (str(w) for w in rng.choice(a_nouns, 2, replace=False))
+        b, y = (str(w) for w in rng.choice(b_nouns, 2, replace=False))
+        sample = world.schema_sentence(name, int(rng.choice(pool)), a, b, str(rng.choice(["a", "b"])),
+                                       int(rng.integers(10)))
+        if distractor:
+            first = f"we saw the {x} and the {y} ." if rng.random() < 0.5 else f"we saw the {y} and the {x} ."
+            shift = len(split_words(first))
+            sample = replace(sample, text=f"{first} {sample.text}", refs=tuple(
+                replace(r, pronoun_index=r.pronoun_index + shift, antecedent_index=r.antecedent_index + shift)
+                for r in sample.refs))
+        out.append(sample)
     return out
 
 
@@ -197,13 +207,13 @@ def pronoun_rows(tok: WordTokenizer, samples) -> tuple[np.ndarray, np.ndarray, n
 
 
 def pronoun_batch(task: dict, seed: int, step: int, batch: int, tok: WordTokenizer):
-    ids, _, answers = pronoun_rows(tok, pronoun_sentences("train", batch, seed * 100_003 + step))
+    ids, _, answers = pronoun_rows(tok, pronoun_sentences("train", batch, seed * 100_003 + step, **task))
     return _as_batch(ids, answers)
 
 
 def pronoun_probes(task: dict, tok: WordTokenizer, n: int = 64) -> Probes:
     """Held-out frames (sentence shapes never trained on); row 0 the textbook's kind of sentence."""
-    samples = pronoun_sentences("heldout", n, 1234)
+    samples = pronoun_sentences("heldout", n, 1234, **task)
     ids, targets, answers = pronoun_rows(tok, samples)
     length = len(split_words(samples[0].text)) + 2
     return Probes(ids, tuple(tok.vocab[i] for i in ids[0, :length]), 0, 0, targets, answers)

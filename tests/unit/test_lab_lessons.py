@@ -86,7 +86,7 @@ def test_pronoun_rows_ask_for_the_antecedent_at_the_pronoun():
     (dict(d_model=48, n_heads=5), "d_model = 48 does not split evenly across 5 heads."),
     (dict(n_layers=9), "n_layers is 9; it must be a whole number from 1 to 4."),
     (dict(lr=0.5), "The learning rate is 0.5; it must be from 0.0001 to 0.03."),
-    (dict(mask="diagonal"), "The mask is 'diagonal'; choose causal or full."),
+    (dict(mask="diagonal"), "The mask is “diagonal”; choose causal or full."),
 ])
 def test_settings_out_of_bounds_are_refused_with_the_reason(change, message):
     lesson = lessons.LESSONS["induction"]
