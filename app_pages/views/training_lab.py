@@ -44,13 +44,14 @@ def _fill(lesson: lessons.Lesson) -> None:
     st.session_state[FOR] = lesson.name
 
 
-def settings_controls(lesson: lessons.Lesson) -> lessons.Settings:
+def settings_controls(lesson: lessons.Lesson) -> tuple[lessons.Settings, object]:
+    """The settings widgets; returns the settings and the place beside the mask for the estimate."""
     _fill(lesson)
     low, high = lessons.BOUNDS["n_layers"], lessons.BOUNDS["n_heads"]
     _url.stale_number("lab_layers", *low, _("the layers"), lesson.defaults.n_layers)
     _url.stale_number("lab_heads", *high, _("the heads"), lesson.defaults.n_heads)
     _url.stale_number("lab_steps", *lessons.BOUNDS["steps"], _("the steps"), lesson.defaults.steps)
-    c = st.columns([1, 1, 1.3, 1.3, 1.2, 1.1, 1.8])
+    c = st.columns([1, 1, 1.4, 1.4, 1.2])
     layers = c[0].number_input(_("Layers"), *low, key="lab_layers", bind=BIND, persist_state=KEEP)
     heads = c[1].number_input(_("Heads"), *high, key="lab_heads", bind=BIND, persist_state=KEEP)
     d_model = c[2].select_slider("d_model", D_MODELS, key="lab_d_model", bind=BIND, persist_state=KEEP)
@@ -58,13 +59,16 @@ def settings_controls(lesson: lessons.Lesson) -> lessons.Settings:
                             persist_state=KEEP)
     steps = c[4].number_input(_("Steps"), *lessons.BOUNDS["steps"], step=50, key="lab_steps", bind=BIND,
                               persist_state=KEEP)
-    positions = c[5].toggle(_("Positions"), key="lab_positions", bind=BIND, persist_state=KEEP,
+    c = st.columns([1, 1.2, 3.4], vertical_alignment="bottom")
+    positions = c[0].toggle(_("Positions"), key="lab_positions", bind=BIND, persist_state=KEEP,
                             help=_("Off: the model gets no position information at all."))
     masks = {k: _(v) for k, v in lessons.MASKS.items()}
     _url.stale_link("lab_mask", list(masks.values()), _("the mask"), masks[lesson.defaults.mask])
-    mask = c[6].selectbox(_("Mask"), list(masks), key="lab_mask", format_func=masks.get, bind=BIND,
-                          persist_state=KEEP)
-    return lessons.Settings(int(layers), int(heads), int(d_model), float(lr), int(steps), bool(positions), mask)
+    mask = c[1].selectbox(_("Mask"), list(masks), key="lab_mask", format_func=masks.get, bind=BIND,
+                          persist_state=KEEP, help=_("Causal: each token sees only itself and the tokens before it, "
+                                                     "as in a decoder. None: every token sees every token; a model "
+                                                     "that predicts the next token then reads the answer."))
+    return lessons.Settings(int(layers), int(heads), int(d_model), float(lr), int(steps), bool(positions), mask), c[2]
 
 
 def _cleanup() -> None:
@@ -155,8 +159,9 @@ def run_controls(lesson: lessons.Lesson, s: lessons.Settings, error: str | None)
         start(lessons.LESSONS[record["lesson"]], lessons.Settings(**record["settings"]), resume=True)
         st.rerun()
     memory = jobs.QUEUE.memory_mb
-    c4.caption(_("A run is a heavy job: at most {slots} run at once on this server, for all its users, each in its "
-                 "own process on one CPU thread{memory}. One run per session: a new one replaces the old.").format(
+    c4.caption(_("A run is a heavy job: at most {slots} heavy jobs run at once on this server, for all its users, "
+                 "each in its own process on one CPU thread{memory}. One run per session: a new one replaces the "
+                 "old.").format(
         slots=jobs.QUEUE.slots, memory=_(", limited to {mb:,} MiB").format(mb=memory) if memory else ""))
     if going:
         live(lessons.LESSONS[record["lesson"]])
@@ -177,15 +182,15 @@ def render():
                         persist_state=KEEP)
     lesson = lessons.LESSONS[name]
     st.markdown(_(lesson.blurb))
-    s = settings_controls(lesson)
+    s, beside = settings_controls(lesson)
     error = None
     try:
         lessons.check(lesson, s)
     except lessons.SettingsError as e:
         error = str(e)
-        st.error(error)
+        beside.error(error)
     else:
-        st.caption(_("Estimated time: about {s:.0f} s on one CPU thread of this server (the lab allows {most} s); "
+        beside.caption(_("Estimated time: about {s:.0f} s on one CPU thread of this server (the lab allows {most} s); "
                      "a snapshot every {k} steps. The measured speed shows while it runs.").format(
             s=lessons.estimate_seconds(lesson, s), most=lessons.MAX_SECONDS, k=lessons.snapshot_every(s.steps)))
     run_controls(lesson, s, error)

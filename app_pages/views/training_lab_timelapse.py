@@ -121,15 +121,18 @@ def exports(lesson: lessons.Lesson, record: dict, history: list[dict], tokens: l
         c3.page_link("app_pages/explorer.py", label=_("Open **{name}** in the explorer").format(name=opened[1]),
                      icon=":material/grid_view:")
         return
-    c3.button(_("Add to the explorer"), icon=":material/add:", key="lab_open", on_click=_add, args=(folder, stem,
-              lesson.name), help=_("Add the trained model to this session's text models, to open it in the attention "
-                                   "explorer (type syllables, numbers or a course sentence)."))
+    sample = " ".join(t for t in tokens if not t.startswith("["))        # the probe without [BOS], [CLS], [SEP]
+    c3.button(_("Add to the explorer"), icon=":material/add:", key="lab_open", on_click=_add,
+              args=(folder, stem, lesson.name, sample),
+              help=_("Add the trained model to this session's text models, to open it in the attention explorer "
+                     "with the lesson's probe as its text."))
 
 
-def _add(folder: Path, stem: str, lesson: str) -> None:
-    """Button callback: the model becomes a session model and the explorer's pick."""
+def _add(folder: Path, stem: str, lesson: str, sample: str) -> None:
+    """Button callback: the model becomes a session model and the explorer's pick, with a text it can read."""
     name = _resources.add_session_model(folder, stem, lesson)
     st.session_state["text_model"] = name
+    st.session_state["explorer_text"] = sample
     st.session_state["lab_opened"] = (str(folder / f"{stem}.safetensors"), name)
 
 

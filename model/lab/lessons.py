@@ -13,7 +13,7 @@ from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.lab import tasks
 
-MASKS = {"causal": N_("causal (each token sees only the past)"), "full": N_("none (every token sees every token)")}
+MASKS = {"causal": N_("causal"), "full": N_("none (sees all)")}
 BOUNDS = {"n_layers": (1, 4), "n_heads": (1, 8), "d_model": (16, 128), "lr": (1e-4, 3e-2), "steps": (10, 4000),
           "seed": (0, 9999)}
 MAX_SECONDS = 300            # the longest run a learner may start (estimated)

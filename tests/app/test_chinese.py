@@ -26,6 +26,7 @@ English Language
 # proper names: authors the explorer cites, an activation function (named like ReLU, which the texts keep), a model
 LATIN_TERMS |= {w.lower() for w in "Clark Abnar Zuidema GELU translator".split()}
 LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 2020): the masks page's random pattern
+LATIN_TERMS |= {"olsson"}                       # a cited author (Olsson et al. 2022): induction heads
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # first, HTML entities become spaces and back-to-back tags are parted, so a chip's "0·2</sub></span><span title=…>"
 # reads as a number, then tags (else the number's span runs into the next tag and leaves its attributes as words)

@@ -9,7 +9,8 @@ import pytest
 from app_pages import _resources
 from model.lab import lessons
 from model.lab import run as lab_run
-from tests.app.conftest import open_page, plotly_array, plotly_chart
+from tests.app.conftest import open_link, open_page, plotly_array, plotly_chart
+from tests.app.test_chinese import english_left, interface_strings
 
 
 @pytest.fixture
@@ -64,6 +65,10 @@ def test_a_short_run_plays_back_and_opens_in_the_explorer(at):
     loss = plotly_chart(at, "lab_loss")
     assert np.allclose(plotly_array(loss["data"][0]["y"]), [x for s in history for x in s["losses"]], atol=1e-4)
     assert {b.label for b in at.get("download_button")} >= {"Snapshots (JSON)", "Model (safetensors)"}
+    at.sidebar.radio(key="lang").set_value("zh").run()               # the playback speaks Chinese too
+    strings, typed = interface_strings(at)
+    assert not at.exception and english_left(strings, typed) == {}
+    at.sidebar.radio(key="lang").set_value("en").run()
     at.button(key="lab_open").click().run()
     name = at.session_state["text_model"]
     assert name.startswith("lab_previous_") and (_resources.SESSION_MODELS / f"{name}.safetensors").is_file()
@@ -72,3 +77,13 @@ def test_a_short_run_plays_back_and_opens_in_the_explorer(at):
     assert not at.exception, [e.message for e in at.exception]
     assert at.title[0].value == "Attention explorer" and at.sidebar.selectbox(key="text_model").value == name
     assert any(f"model **{name}**, 1 layers × 2 heads" in e.label for e in at.expander)
+
+
+def test_a_link_opens_the_lesson_with_its_settings_and_names_a_stale_one():
+    at = open_link("training_lab.py", lab_lesson="Sorting", lab_heads="4", lab_steps="300", lab_d_model="32")
+    assert at.selectbox(key="lab_lesson").value == "sort" and at.number_input(key="lab_heads").value == 4
+    assert at.number_input(key="lab_steps").value == 300 and at.select_slider(key="lab_d_model").value == 32
+    assert at.number_input(key="lab_layers").value == lessons.LESSONS["sort"].defaults.n_layers
+    stale = open_link("training_lab.py", lab_heads="99")
+    assert any("the heads “99”" in i.value for i in stale.info)
+    assert stale.number_input(key="lab_heads").value == lessons.LESSONS["induction"].defaults.n_heads
