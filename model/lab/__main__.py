@@ -9,8 +9,22 @@ import json
 import os
 import sys
 import tempfile
+import threading
+import time
 
 from model.cli import Parser, fail
+
+
+def exit_with_parent(every_s: float = 1.0) -> None:
+    """Run as a job (--stream): end this process when the one that started it (the server) is gone, so a server
+    stopped without cancelling its jobs leaves no training behind."""
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(every_s)
+        os._exit(3)
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
 def main(argv=None):
@@ -29,6 +43,8 @@ def main(argv=None):
     p.add_argument("--nice", type=int, default=10, help="lower this process's priority by this much (0: not)")
     args = p.parse_args(argv)
 
+    if args.stream:
+        exit_with_parent()
     import torch
     torch.set_num_threads(1)
     if args.nice:
