@@ -62,7 +62,8 @@ def findings(lesson: lessons.Lesson, history: list[dict]) -> None:
     last = history[-1]
     crossed = lab_run.scores.crossings(history, lesson.thresholds)
     cols = st.columns(len(lesson.kinds) + 1)
-    cols[0].metric(_(lesson.metric), f"{last['task']:.2f}", help=_("On the lesson's fixed probe inputs."))
+    cols[0].metric(_(lesson.metric), f"{last['task']:.2f}", help=_("{about} On the lesson's fixed probe inputs.")
+                   .format(about=_(lesson.metric_about)))
     for col, kind in zip(cols[1:], lesson.kinds):
         value, (layer, head) = lab_run.scores.best(np.asarray(last["scores"][kind]))
         step = crossed.get(kind)
@@ -118,8 +119,8 @@ def exports(lesson: lessons.Lesson, record: dict, history: list[dict], tokens: l
                        "application/json", on_click="ignore", icon=":material/download:", key="lab_config")
     opened = st.session_state.get("lab_opened")
     if opened is not None and opened[0] == str(model_file) and opened[1] in _resources.session_models():
-        c3.page_link("app_pages/explorer.py", label=_("Open **{name}** in the explorer").format(name=opened[1]),
-                     icon=":material/grid_view:")
+        c3.page_link("app_pages/explorer.py", label=_("Open in the explorer"), icon=":material/grid_view:")
+        c3.caption(_("Its text models now list **{name}**.").format(name=opened[1]))
         return
     sample = " ".join(t for t in tokens if not t.startswith("["))        # the probe without [BOS], [CLS], [SEP]
     c3.button(_("Add to the explorer"), icon=":material/add:", key="lab_open", on_click=_add,

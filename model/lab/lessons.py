@@ -58,6 +58,7 @@ class Lesson:
     kinds: tuple[str, ...]
     thresholds: dict = field(default_factory=dict)
     metric: str = N_("next-token accuracy")
+    metric_about: str = ""
     metric_key: str = "task_acc_final"
     ffn: bool = False
     pos_encoding: str = "learned"
@@ -76,7 +77,8 @@ LESSONS = {lesson.name: lesson for lesson in (
            "induction", dict(vocab=64, length=32, skip=0.1, spans=(3, 10), copies=2, probe_span=12),
            Settings(n_layers=2, n_heads=1, d_model=64, lr=3e-3, steps=2500), batch=32,
            kinds=("induction", "previous", "sink"), thresholds={"induction": 0.5, "previous": 0.4},
-           metric=N_("copy accuracy (the second copy of a span)"), metric_key="copy_acc_final"),
+           metric=N_("copy accuracy"), metric_key="copy_acc_final",
+           metric_about=N_("Next-token accuracy on the second copy of a repeated span.")),
     Lesson("previous", N_("Previous-token heads"),
            N_("A one-layer decoder on syllables where a token often fixes the one two places later. Predicting the "
               "next token needs the previous one, so a head learns to look exactly one position back: a positional "
@@ -84,7 +86,8 @@ LESSONS = {lesson.name: lesson for lesson in (
            "previous", dict(vocab=40, length=48, skip=0.8, probe_length=32, copies=0),
            Settings(n_layers=1, n_heads=2, d_model=32, lr=1e-2, steps=300), batch=32,
            kinds=("previous", "sink"), thresholds={"previous": 0.5},
-           metric=N_("next-token accuracy where the rule holds"), metric_key="rule_acc_final"),
+           metric=N_("rule accuracy"), metric_key="rule_acc_final",
+           metric_about=N_("Next-token accuracy where the skip-bigram rule fixed the next token.")),
     Lesson("pronoun", N_("A pronoun head"),
            N_("A small encoder reads course-world sentences (“The trophy didn't fit into the suitcase because it was "
               "too big.”), each after one naming two other nouns of the same kinds, and must name, from the "
@@ -94,14 +97,15 @@ LESSONS = {lesson.name: lesson for lesson in (
            "pronoun", dict(distractor=True),
            Settings(n_layers=2, n_heads=4, d_model=64, lr=3e-3, steps=600, mask="full"),
            batch=32, kinds=("pronoun", "previous", "sink"), thresholds={"pronoun": 0.8},
-           metric=N_("pronoun accuracy (held-out sentence frames)"), metric_key="pronoun_acc_final", ffn=True,
-           text_rule="cls_sep"),
+           metric=N_("pronoun accuracy"), metric_key="pronoun_acc_final", ffn=True, text_rule="cls_sep",
+           metric_about=N_("The noun predicted at the pronoun, on sentence frames never trained on.")),
     Lesson("sort", N_("Sorting"),
            N_("A decoder reads eight numbers, then writes them sorted. Each next number is the smallest one not yet "
               "written, so a head learns to point at it in the list."),
            "sort", dict(size=32, count=8), Settings(n_layers=2, n_heads=2, d_model=64, lr=3e-3, steps=600),
            batch=32, kinds=("sort", "previous", "sink"), thresholds={"sort": 0.5},
-           metric=N_("sorting accuracy (each number)"), metric_key="sort_acc_final", ffn=True),
+           metric=N_("sorting accuracy"), metric_key="sort_acc_final", ffn=True,
+           metric_about=N_("Each number of the sorted list predicted from the one before it.")),
 )}
 SCORE_NAMES = {"previous": N_("previous-token"), "induction": N_("induction"), "sink": N_("sink (first token)"),
                "pronoun": N_("pronoun → antecedent (accuracy)"), "sort": N_("sort pointer")}

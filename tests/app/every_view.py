@@ -10,7 +10,7 @@ VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": 
          *[("step_by_step.py", {"steps_tab": "Why √d_k", "predict": p}) for p in (True, False)],
          *[("positional.py", {"pos_tab": t}) for t in ("Word order", "Learned vs relative")],
          ("why_attention.py", {}), ("why_attention.py", {"why_tab": "Parameters vs N"}), ("lecture.py", {}),
-         ("training_lab.py", {}), ("training_lab.py", {"lab_lesson": "pronoun"})]
+         ("training_lab.py", {})]
 TAB_KEYS = {"why_tab", "steps_tab", "pos_tab", "coref_tab", "masks_tab", "gen_tab", "tr_tab", "explorer_tab"}
 
 

@@ -72,7 +72,8 @@ def test_a_short_run_plays_back_and_opens_in_the_explorer(at):
     at.button(key="lab_open").click().run()
     name = at.session_state["text_model"]
     assert name.startswith("lab_previous_") and (_resources.SESSION_MODELS / f"{name}.safetensors").is_file()
-    assert any(name in link.label for link in at.get("page_link"))
+    assert any(link.label == "Open in the explorer" for link in at.get("page_link"))
+    assert any(name in c.value for c in at.caption)
     at.switch_page("app_pages/explorer.py").run()                    # where the link goes
     assert not at.exception, [e.message for e in at.exception]
     assert at.title[0].value == "Attention explorer" and at.sidebar.selectbox(key="text_model").value == name

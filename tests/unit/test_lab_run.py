@@ -1,6 +1,7 @@
-"""A training-lab run: a short real run through the process-wide job queue (its child under the memory bound,
-snapshots on schedule, the trained model readable by checkpoints.load), a stop and resume that ends where an
-uninterrupted run ends, a cancelled run's process gone, and `python -m model.lab --json`."""
+"""A training-lab run: a stop and resume that ends where an uninterrupted run ends (snapshots on schedule, the
+trained model readable by checkpoints.load and scoring as its last snapshot did), a run through the process-wide
+job queue (its child under the memory bound) cancelled and its process gone, and `python -m model.lab --json`.
+The page's test (tests/app/test_training_lab.py) runs a short lesson through the queue to the end."""
 import json
 import os
 import subprocess
@@ -23,29 +24,6 @@ def lab_command(folder, *extra) -> list[str]:
     return [sys.executable, "-m", "model.lab", "previous", "--stream", "--out", str(folder), "--nice", "0", *extra]
 
 
-def test_a_short_run_through_the_queue_snapshots_on_schedule_and_saves_a_model(tmp_path):
-    queue = jobs.Queue(slots=1, waiting=2)
-    job = queue.submit(lab_command(tmp_path, "--steps", "12", "--d-model", "16"), owner="s1", what="lab", cwd=ROOT)
-    assert job.memory_mb == jobs.MEMORY_MB                         # the queue's bound on the child's address space
-    while not job.finished:
-        job.wait(1)
-    rows = job.result()
-    snaps = [r for r in rows if r["event"] == "snapshot"]
-    assert [r["step"] for r in snaps] == list(range(13))            # every step when a run has ≤ 40 of them
-    assert [len(r["losses"]) for r in snaps] == [0] + [1] * 12
-    assert any(r["event"] == "progress" for r in rows) and rows[-1]["event"] == "done"
-    done = rows[-1]
-    assert done["steps"] == 12 and done["rule_acc_final"] == snaps[-1]["task"]
-    assert done["previous_score_final"] == pytest.approx(np.max(snaps[-1]["scores"]["previous"]), abs=1e-4)
-    weights = run.snapshot_weights(tmp_path, 12)                    # (L, H, T, T), rows sum to 1
-    assert weights.shape[:2] == (1, 2) and np.allclose(weights.sum(-1), 1, atol=2e-3)
-    model, meta = checkpoints.load("lab_previous", assets=tmp_path)
-    assert meta["text_input"] == "bos" and meta["lab"]["settings"]["steps"] == 12
-    probes = lessons.probes(lessons.LESSONS["previous"], lessons.tokenizer(lessons.LESSONS["previous"]))
-    again = head_scores.previous_token_scores(head_scores.attention_weights(model, probes.ids))
-    assert again == pytest.approx(np.asarray(snaps[-1]["scores"]["previous"]), abs=1e-3)   # the same model
-
-
 def test_a_stopped_run_resumed_ends_where_an_uninterrupted_run_ends(tmp_path):
     lesson = lessons.LESSONS["previous"]
     settings = lesson.replace(**TINY)
@@ -66,12 +44,21 @@ def test_a_stopped_run_resumed_ends_where_an_uninterrupted_run_ends(tmp_path):
     b, _ = checkpoints.load("lab_previous", assets=tmp_path / "stopped")
     for (name, x), y in zip(a.state_dict().items(), b.state_dict().values()):
         assert torch.allclose(x, y, atol=1e-6), name
-    assert [s["step"] for s in run.saved_state(tmp_path / "stopped")["snapshots"]] == list(range(7))
-
+    history = run.saved_state(tmp_path / "stopped")["snapshots"]
+    assert [s["step"] for s in history] == list(range(7))            # every step when a run has ≤ 40 of them
+    assert [len(s["losses"]) for s in history] == [0] + [1] * 6
+    weights = run.snapshot_weights(tmp_path / "stopped", 6)          # (L, H, T, T), rows sum to 1
+    assert weights.shape[:2] == (1, 2) and np.allclose(weights.sum(-1), 1, atol=2e-3)
+    model, meta = checkpoints.load("lab_previous", assets=tmp_path / "stopped")
+    assert meta["text_input"] == "bos" and meta["lab"]["settings"]["steps"] == 6
+    probes = lessons.probes(lesson, lessons.tokenizer(lesson))
+    again = head_scores.previous_token_scores(head_scores.attention_weights(model, probes.ids))
+    assert again == pytest.approx(np.asarray(history[-1]["scores"]["previous"]), abs=1e-3)   # the model saved
 
 def test_a_cancelled_run_frees_its_process(tmp_path):
     queue = jobs.Queue(slots=1, waiting=2)
     job = queue.submit(lab_command(tmp_path, "--steps", "4000", "--d-model", "16"), owner="s2", what="lab", cwd=ROOT)
+    assert job.memory_mb == jobs.MEMORY_MB                         # the queue's bound on the child's address space
     deadline = time.monotonic() + 120
     while not any(r["event"] == "progress" for r in job.rows) and time.monotonic() < deadline:
         job.wait(1)
