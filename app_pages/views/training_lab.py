@@ -53,7 +53,7 @@ def settings_controls(lesson: lessons.Lesson) -> tuple[lessons.Settings, object]
     _url.stale_number("lab_steps", *lessons.BOUNDS["steps"], _("the steps"), lesson.defaults.steps)
     c = st.columns([1, 1, 1.4, 1.4, 1.2])
     layers = c[0].number_input(_("Layers"), *low, key="lab_layers", bind=BIND, persist_state=KEEP)
-    heads = c[1].number_input(_("Heads"), *high, key="lab_heads", bind=BIND, persist_state=KEEP)
+    heads = c[1].number_input(_("Heads per layer"), *high, key="lab_heads", bind=BIND, persist_state=KEEP)
     d_model = c[2].select_slider("d_model", D_MODELS, key="lab_d_model", bind=BIND, persist_state=KEEP)
     lr = c[3].select_slider(_("Learning rate"), RATES, key="lab_lr", format_func=lambda r: f"{r:g}", bind=BIND,
                             persist_state=KEEP)
