@@ -42,6 +42,9 @@ PAGES = [
     ("why_attention.py", N_("Why attention"), ":material/help:",
      N_("The course's case for attention: 37 words × 1024 dimensions into one dense layer, parameters that do not "
      "depend on N (a shipped model on texts of any length), and an RNN's N sequential steps against one, measured.")),
+    ("training_lab.py", N_("Training lab"), ":material/model_training:",
+     N_("Train a small Transformer here and watch its heads form: induction, previous-token, pronoun and sorting "
+     "heads snapshotted as they learn, scored, played back as a timelapse with the loss curve.")),
     ("architecture.py", N_("Architecture"), ":material/account_tree:",
      N_("Each shipped model drawn from its own config: embeddings, N layers, heads, d_model, d_ff, pre- or post-LN, "
      "its parameters counted, every block linked to the page that teaches it.")),

@@ -1,9 +1,14 @@
 """Models as Streamlit resources (loaded once per process and device, never mutated), the shared sidebar,
 the device, and what every page needs to pick a model and bound typed text."""
+import hashlib
 import html
 import os
+import shutil
 import sys
+import tempfile
 import threading
+import time
+from pathlib import Path
 
 import streamlit as st
 import torch
@@ -26,21 +31,64 @@ RELATIVE_MODEL = "relative_digits"  # a learned relative-position bias, trained 
 LOAD_COUNT = {"n": 0}            # how many times a checkpoint was read (the concurrency test reads it)
 _load_lock = threading.Lock()
 _metas: dict[str, tuple[tuple[int, int], dict]] = {}   # JSON path -> ((mtime_ns, size), meta)
+# Session models: models trained in the training lab, opened in the explorer by the session that trained them.
+# Their files live here under a name with a hash of the weights (so one name is one model for the whole process).
+SESSION_MODELS = Path(tempfile.gettempdir()) / "attention-lab" / "session-models"
+SESSION_PREFIX = "lab_"          # shipped models never start so
+SESSION_LIST = "session_models"  # session state: this session's model names, newest last
+SESSION_KEPT = 4                 # per session
+SESSION_MAX_AGE_S = 24 * 3600    # files older than this are removed when a model is added
+
+
+def assets_of(name: str) -> Path | None:
+    """The folder of a session model's files, or None for a shipped model (checkpoints.ASSETS)."""
+    if isinstance(name, str) and name.startswith(SESSION_PREFIX) and (SESSION_MODELS / f"{name}.json").is_file():
+        return SESSION_MODELS
+    return None
 
 
 @st.cache_resource(show_spinner="Loading model… · 正在加载模型…")   # one text for every session
 def load_model(name: str, device: str = "cpu"):
     """(model, meta) for a shipped model on a device; shared by every session, never mutated."""
+    if assets_of(name) is not None:
+        return _load_session_model(name, device)
     with _load_lock:
         LOAD_COUNT["n"] += 1
         print(f"[attention-lab] loading model {name} on {device}", file=sys.stderr, flush=True)
         return checkpoints.load(name, device=device)
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _load_session_model(name: str, device: str):
+    return checkpoints.load(name, assets=SESSION_MODELS, device=device)
+
+
 @st.cache_resource
 def load_tokenizer(name: str):
-    """The tokenizer stored with a shipped model (model.data.text_input.tokenizer_of)."""
-    return text_input.tokenizer_of(checkpoints.read_meta(name))
+    """The tokenizer stored with a model (model.data.text_input.tokenizer_of)."""
+    return text_input.tokenizer_of(checkpoints.read_meta(name, assets_of(name)))
+
+
+def add_session_model(folder: Path, stem: str, lesson: str) -> str:
+    """Copy a trained model (<folder>/<stem>.safetensors and .json) among the session models and list it for this
+    session (at most SESSION_KEPT, oldest dropped); returns its name, lab_<lesson>_<hash of the weights>."""
+    weights = (Path(folder) / f"{stem}.safetensors").read_bytes()
+    name = f"{SESSION_PREFIX}{lesson}_{hashlib.sha256(weights).hexdigest()[:10]}"
+    SESSION_MODELS.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    for old in SESSION_MODELS.iterdir():
+        if now - old.stat().st_mtime > SESSION_MAX_AGE_S:
+            old.unlink(missing_ok=True)
+    shutil.copyfile(Path(folder) / f"{stem}.safetensors", SESSION_MODELS / f"{name}.safetensors")
+    shutil.copyfile(Path(folder) / f"{stem}.json", SESSION_MODELS / f"{name}.json")   # last: assets_of looks for it
+    mine = [n for n in st.session_state.get(SESSION_LIST, []) if n != name] + [name]
+    st.session_state[SESSION_LIST] = mine[-SESSION_KEPT:]
+    return name
+
+
+def session_models() -> list[str]:
+    """This session's trained models whose files are still there, newest last."""
+    return [n for n in st.session_state.get(SESSION_LIST, []) if assets_of(n) is not None]
 
 
 def text_rule(name: str) -> str:
@@ -52,7 +100,8 @@ def meta_of(name: str) -> dict:
     """checkpoints.read_meta(name), read again only when assets/<name>.json changes (mtime or size): every rerun
     lists the models, and parsing their JSON (tokenizers included) each time costs milliseconds. Shared by every
     session: never mutate it. A file that fails its checks raises CheckpointError every time."""
-    path = str(checkpoints.ASSETS / f"{name}.json")
+    folder = assets_of(name)
+    path = str((folder or checkpoints.ASSETS) / f"{name}.json")
     try:
         info = os.stat(path)
         stamp = (info.st_mtime_ns, info.st_size)
@@ -61,7 +110,7 @@ def meta_of(name: str) -> dict:
     kept = _metas.get(path)
     if stamp is not None and kept is not None and kept[0] == stamp:
         return kept[1]
-    meta = checkpoints.read_meta(name)
+    meta = checkpoints.read_meta(name, folder)
     if stamp is not None:
         _metas[path] = (stamp, meta)
     return meta
@@ -103,11 +152,12 @@ def broken_models() -> dict[str, str]:
     return out
 
 
-def text_models() -> list[str]:
-    """Shipped self-attention text models (encoders and decoders) for the sidebar."""
+def text_models(session: bool = False) -> list[str]:
+    """Shipped self-attention text models (encoders and decoders) for the sidebar; with `session`, then this
+    session's trained models (the explorer opens them)."""
     names = [n for n, m in shipped_meta().items()
              if m.get("modality", "text") == "text" and m["config"].get("kind") in ("encoder", "decoder")]
-    return sorted(names, key=lambda n: (n != DEFAULT_TEXT_MODEL, n))
+    return sorted(names, key=lambda n: (n != DEFAULT_TEXT_MODEL, n)) + (session_models() if session else [])
 
 
 def learned_position_models() -> dict[str, dict]:
@@ -124,8 +174,9 @@ def device() -> str:
     return devices.resolve(st.session_state.get("device", "auto"))[0].type
 
 
-def selected_text_model() -> str | None:
-    models = text_models()
+def selected_text_model(session: bool = False) -> str | None:
+    """The sidebar's text model; a session model only where `session` (the explorer)."""
+    models = text_models(session)
     name = st.session_state.get("text_model")
     return name if name in models else (models[0] if models else None)
 
@@ -136,11 +187,12 @@ def sidebar(page: str = ""):
     and the device are in the URL; "Copy link" copies the whole view of any page."""
     with st.sidebar:
         _url.copy_link()                                 # first: visible without scrolling on a 720-px screen
-        models = text_models() if page in _pages.TEXT_MODEL_PAGES else None
+        models = text_models(page == "explorer.py") if page in _pages.TEXT_MODEL_PAGES else None
         if models:
             _url.stale_link("text_model", models, _("the model"), models[0])
             st.selectbox(_("Text model"), models, key="text_model", bind=_url.BIND, persist_state=_url.KEEP,
-                         help=_("The shipped, trained model the text pages run."))
+                         help=_("The shipped, trained model the text pages run; in the explorer also the models "
+                                "this session trained in the training lab."))
         elif models is not None:
             st.warning(_("No shipped text model was found in assets/."))
         for name, why in broken_models().items():

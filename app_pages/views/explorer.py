@@ -72,7 +72,7 @@ def render():
     st.caption(_("Type text; every head of a trained model shows what each token attends to. Rows are queries "
                  "(the token that looks), columns keys (the token looked at); each row sums to 1."))
 
-    name = _resources.selected_text_model()
+    name = _resources.selected_text_model(session=True)     # the models this session trained too
     if name is None:
         st.info(_("No shipped text model was found in assets/. Train one, e.g. "
                   "`python -m model.train coref_encoder`."))

@@ -5,8 +5,13 @@ previous-token score: mean weight from each token on the token just before it (C
 induction score: on a random span of tokens repeated twice, mean weight from each token of the second copy
     on the token that followed its first occurrence (Olsson et al. 2022, "In-context learning and induction
     heads"). Uniform causal attention over N keys gives about 1/N; a perfect induction head gives 1.
+sink score: mean weight on the first position ([BOS] or [CLS]), where heads park attention they do not use
+    (Xiao et al. 2023, "attention sinks"; Clark et al. 2019 saw it on [CLS] and [SEP]).
+target score and target accuracy: for a task that names, for some queries, the one key a head should find (the
+    antecedent of a pronoun, the next number of a sorted list): the mean weight on it, and the share of those
+    queries whose largest weight is on it.
 
-Both return an (L, H) float64 array: layer l, head h.
+Each returns an (L, H) float64 array: layer l, head h.
 """
 import numpy as np
 import torch
@@ -43,6 +48,39 @@ def induction_pattern_scores(weights, start: int, span: int) -> np.ndarray:
     w = _as_array(weights)
     k = np.arange(span)
     return w[..., start + span + k, start + k + 1].mean(axis=(1, 3))
+
+
+def sink_scores(weights) -> np.ndarray:
+    """Mean over queries 1..T-1 (and over the batch) of the weight on key 0. -> (L, H); zeros if T < 2."""
+    w = _as_array(weights)
+    if w.shape[-1] < 2:
+        return np.zeros((w.shape[0], w.shape[2]))
+    return w[..., 1:, 0].mean(axis=(1, 3))
+
+
+def _targeted(weights, targets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(L, B, H, T, T) weights and the (b, q, key) triples of `targets` (B, T) int, −1 = no target."""
+    w = _as_array(weights)
+    t = np.asarray(targets)
+    if t.shape != (w.shape[1], w.shape[-1]):
+        raise ValueError(f"targets must be (B, T) = {(w.shape[1], w.shape[-1])}; got {t.shape}")
+    b, q = np.nonzero(t >= 0)
+    if not len(b):
+        raise ValueError("no query has a target")
+    return w, b, q
+
+
+def target_scores(weights, targets) -> np.ndarray:
+    """Mean weight on each query's target key, over the queries that have one. targets: (B, T) int, −1 = none.
+    -> (L, H)."""
+    w, b, q = _targeted(weights, targets)
+    return w[:, b, :, q, np.asarray(targets)[b, q]].mean(axis=0)
+
+
+def target_accuracy(weights, targets) -> np.ndarray:
+    """Share of the queries with a target whose largest weight is on it. -> (L, H)."""
+    w, b, q = _targeted(weights, targets)
+    return (w[:, b, :, q, :].argmax(-1) == np.asarray(targets)[b, q][:, None, None]).mean(axis=0)
 
 
 def repeated_spans(vocab_size: int, span: int, n_seqs: int, seed: int = 0, low: int = 0) -> np.ndarray:

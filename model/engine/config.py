@@ -48,6 +48,7 @@ class ModelConfig:
     dropout: float = 0.0
     embed_norm: bool = False           # LayerNorm on the embeddings (BERT)
     max_offset: int = 16               # relative: offsets beyond ±max_offset share the last bias
+    ffn: bool = True                   # False: attention-only layers, no FFN sub-layer (Elhage et al. 2021)
 
     def __post_init__(self):
         check_sizes(asdict(self))

@@ -23,7 +23,8 @@ class FeedForward(nn.Module):
 
 
 class Block(nn.Module):
-    """One layer: masked self-attention, optional cross-attention, FFN; each wrapped in Add & Norm."""
+    """One layer: masked self-attention, optional cross-attention, FFN (none when config.ffn is False: an
+    attention-only layer); each wrapped in Add & Norm."""
 
     def __init__(self, config: ModelConfig, cross: bool = False, kernel=None):
         super().__init__()
@@ -33,8 +34,8 @@ class Block(nn.Module):
         self.norm1 = nn.LayerNorm(c.d_model)
         self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, dropout=c.dropout) if cross else None
         self.norm_cross = nn.LayerNorm(c.d_model) if cross else None
-        self.ffn = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout)
-        self.norm2 = nn.LayerNorm(c.d_model)
+        self.ffn = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout) if c.ffn else None
+        self.norm2 = nn.LayerNorm(c.d_model) if c.ffn else None
         self.drop = nn.Dropout(c.dropout)
 
     def _sublayer(self, x, norm, fn):
@@ -54,5 +55,6 @@ class Block(nn.Module):
         if self.cross_attn is not None:
             x, cross = self._sublayer(x, self.norm_cross,
                                       lambda h: self.cross_attn(h, context=memory, mask=memory_mask))
-        x, _ = self._sublayer(x, self.norm2, lambda h: (self.ffn(h), None))
+        if self.ffn is not None:
+            x, _ = self._sublayer(x, self.norm2, lambda h: (self.ffn(h), None))
         return x, inter, cross

@@ -32,6 +32,7 @@ LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 
 # cited authors (Kobayashi et al.: value norms; Michel et al.: head ablation), a tool's name (AttentionViz) and the
 # Kullback–Leibler divergence, named after its authors
 LATIN_TERMS |= {w.lower() for w in "Kobayashi Michel AttentionViz KL".split()}
+LATIN_TERMS |= {"olsson"}                       # a cited author (Olsson et al. 2022): induction heads
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # first, HTML entities become spaces and back-to-back tags are parted, so a chip's "0·2</sub></span><span title=…>"
 # reads as a number, then tags (else the number's span runs into the next tag and leaves its attributes as words)
