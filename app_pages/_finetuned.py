@@ -4,8 +4,9 @@ import html
 import streamlit as st
 
 from i18n import _
+from model.analysis import finetune_run
 from model.checkpoints import CheckpointError
-from model.tasks import finetune_run, finetuned
+from model.tasks import finetuned
 
 RUNS_KEPT = 8
 

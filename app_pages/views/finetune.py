@@ -43,7 +43,8 @@ def render():
     st.caption(_("Pre-train once, fine-tune for each task (BERT, textbook 12.6): the shipped encoder "
                  "`general_encoder`, pre-trained as a masked language model on real text, gets one small linear head "
                  "per task and a few minutes of training on labelled examples. **Fully fine-tuned**: the head and "
-                 "every weight of the encoder are trained; **frozen**: the head alone, the encoder as pre-trained."))
+                 "every encoder weight but the token embeddings are trained; **frozen**: the head alone, the encoder "
+                 "as pre-trained."))
     tabs = [_(t) for t in TABS]
     _url.named_anew("ft_tab", tabs)
     _url.stale_link("ft_tab", tabs, _("the tab"), tabs[0])

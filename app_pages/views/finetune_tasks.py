@@ -6,9 +6,9 @@ import streamlit as st
 from app_pages import _export, _finetuned, _url
 from app_pages._markup import md, visible
 from i18n import N_, _
+from model.analysis.finetune_run import softmax
 from model.data import bpe
 from model.tasks import finetune_inputs as inputs
-from model.tasks.finetune_run import softmax
 from viz.finetune import plot_probabilities, plot_span_scores
 from viz.slide import caption_line
 

@@ -19,8 +19,8 @@ from model.training import real_text_batches as rtb
 from model.training.recipes import _finetune
 
 NAME = "finetune_cls"
-RECIPE = dict(_finetune.COMMON, steps=1600, lr=1e-3, max_pieces=64,
-              task="WordNet noun definition -> lexicographer file", data="model.data.wordnet_classes (wordnet-base)")
+RECIPE = dict(_finetune.COMMON, steps=1600, max_pieces=64, task="WordNet noun definition -> lexicographer file",
+              data="model.data.wordnet_classes (wordnet-base)")
 
 
 def examples(tok, glosses, max_pieces: int) -> list[dict]:
