@@ -42,35 +42,44 @@ def scored(T: int, first: int, second: int, span: int) -> np.ndarray:
 
 def plot_prompt_predictions(tokens: list[str], predicted: list[str], probs: np.ndarray, *, first: int, second: int,
                             span: int, title: str | None = None) -> go.Figure:
-    """Three rows over positions 0 .. T − 1: the prompt (its two copies coloured), the true next token and the
-    model's top prediction (green right, red wrong on the second copy's scored queries, grey elsewhere).
-    tokens, predicted: T strings; probs: (T,) the prediction's probability."""
+    """Two rows over positions 0 .. T − 1: the prompt (its two copies coloured; its tokens on the top axis) and,
+    under each token, the model's guess for it made from the tokens before it (on the bottom axis; green right, red
+    wrong where the second copy gives the answer, grey elsewhere). tokens: T strings; predicted: T strings, the top
+    next token at each position; probs: (T,) its probability. The tokens are tick labels, as on the attention maps."""
     T = len(tokens)
-    kinds = prompt_kinds(T, first, second, span)
-    truth = [*tokens[1:], "…"]
-    check = scored(T, first, second, span)
-    verdict = np.where(check, np.where(np.asarray(predicted) == np.asarray(truth), RIGHT, WRONG), UNSCORED)
-    rows = [_("prompt"), _("true next"), _("predicted next")]
-    z = np.stack([kinds, np.where(check, SECOND, np.where(np.arange(T) < T - 1, OTHER, UNSCORED)), verdict])
-    text = [[_esc(t) for t in tokens], [_esc(t) for t in truth], [_esc(t) for t in predicted]]
-    hover = np.array([[_("position {i}: “{token}”").format(i=i, token=_esc(tokens[i])) for i in range(T)],
-                      [_("the token after position {i}: “{token}”").format(i=i, token=_esc(truth[i]))
-                       for i in range(T)],
-                      [_("predicted after position {i}: “{token}”, p = {p:.3f}").format(
-                          i=i, token=_esc(predicted[i]), p=float(probs[i])) for i in range(T)]])
+    check = scored(T, first, second, span)                 # query t is scored: its guess sits under token t + 1
+    guess = ["–", *predicted[:-1]]
+    verdict = np.full(T, UNSCORED)
+    verdict[1:] = np.where(check[:-1], np.where(np.asarray(predicted[:-1]) == np.asarray(tokens[1:]), RIGHT, WRONG),
+                           UNSCORED)
+    z = np.stack([prompt_kinds(T, first, second, span), verdict])
+    hover = [[_("position {i}: “{token}”").format(i=i, token=_esc(tokens[i])) for i in range(T)],
+             [_("guess for position {i} from the tokens before it: “{token}”, p = {p:.3f}").format(
+                 i=i, token=_esc(guess[i]), p=float(probs[i - 1])) if i else "" for i in range(T)]]
     n = len(CELL_COLOURS)
     scale = [[v, CELL_COLOURS[i]] for i in range(n) for v in (i / n, (i + 1) / n)]
-    fig = go.Figure(go.Heatmap(z=z, x=list(range(T)), y=rows, zmin=-0.5, zmax=n - 0.5, colorscale=scale,
-                               showscale=False, text=text, texttemplate="%{text}", customdata=hover,
-                               hovertemplate="%{customdata}<extra></extra>", xgap=2, ygap=2))
+    rows = [_("prompt"), _("model's guess")]
+    positions = list(range(T))
+    fig = go.Figure(go.Heatmap(z=z, x=positions, y=rows, zmin=-0.5, zmax=n - 0.5, colorscale=scale, showscale=False,
+                               customdata=hover, hovertemplate="%{customdata}<extra></extra>", xgap=2, ygap=2))
+    fig.add_trace(go.Scatter(x=positions, y=[rows[0]] * T, xaxis="x2", mode="markers", opacity=0, hoverinfo="skip",
+                             showlegend=False))                   # puts the top axis (the prompt's tokens) on the page
     for i, name in enumerate(CELL_NAMES):
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=_(name), showlegend=True,
                                  marker=dict(symbol="square", size=13, color=CELL_COLOURS[i],
                                              line=dict(color="#999", width=1))))
+    ticks = dict(tickmode="array", tickvals=positions, fixedrange=True, showgrid=False, range=[-0.5, T - 0.5],
+                 tickfont=dict(size=13), tickangle=0)
+    fig.update_layout(xaxis=dict(ticktext=[_esc(t) for t in guess], title=_("the model's guess for each token"),
+                                 **ticks),
+                      xaxis2=dict(ticktext=[_esc(t) for t in tokens], overlaying="x", side="top",
+                                  title=_("the prompt, position 0 to {last}").format(last=T - 1), **ticks),
+                      legend=dict(orientation="h", y=-0.5, x=0, yanchor="top"))
     fig.update_yaxes(autorange="reversed", fixedrange=True)
-    fig.update_xaxes(title=_("position in the prompt"), dtick=1, fixedrange=True, showgrid=False)
-    fig.update_layout(legend=dict(orientation="h", y=-0.45, x=0, yanchor="top"))
-    return style(fig, title, height=330)
+    fig = style(fig, None, height=330)
+    if title:
+        fig.update_layout(title=dict(text=title, x=0.01, y=0.98, yanchor="top"), margin=dict(t=95))
+    return fig
 
 
 def plot_accuracy_by_offset(first: np.ndarray, second: np.ndarray, *, chance: float, title: str | None = None,

@@ -65,7 +65,8 @@ def section(dev: str):
     _url.stale_number("ic_seed", 0, SEED_MAX, _("prompt number"), 0)
     _url.stale_number("ic_span", 2, top, _("span length"), SPAN_DEFAULT)
     c1, c2, c3, c4 = st.columns([2, 1, 3, 3], vertical_alignment="bottom")
-    seed = int(c1.number_input(_("Prompt number"), 0, SEED_MAX, 0, key="ic_seed", bind=BIND, persist_state=KEEP,
+    # no explicit value (it starts at the minimum, 0): "New prompt" sets it through the session state
+    seed = int(c1.number_input(_("Prompt number"), 0, SEED_MAX, key="ic_seed", bind=BIND, persist_state=KEEP,
                                help=_("Each number draws another held-out prompt (never trained on).")))
     c2.button(_("New prompt"), on_click=new_prompt, key="ic_new")
     span = c3.slider(_("Span length"), 2, top, SPAN_DEFAULT, key="ic_span", bind=BIND, persist_state=KEEP,
@@ -103,9 +104,10 @@ def section(dev: str):
     if "incontext_copy_acc_without_induction_head" in m:
         m4.metric(_("Without the induction head"), f"{m['incontext_copy_acc_without_induction_head']:.3f}",
                   help=_("The same held-out prompts with {head} zeroed.").format(head=head))
-    st.caption(_("Top row: the prompt, its span in blue and again in orange. Below: the token that really comes "
-                 "next and the model's top guess, green or red where the answer is in the prompt (every token of "
-                 "the second copy but its last). The first token of each copy has no cue; it is a guess."))
+    st.caption(_("Top row: the prompt, its tokens along the top, the span in blue and again in orange. Bottom row: "
+                 "under each token, the model's guess for it from the tokens before it (along the bottom), green or "
+                 "red where the answer is in the prompt (every token of the second copy but its first). The first "
+                 "token of each copy has no cue: nothing earlier tells it."))
 
     curve = run.curve
     _export.chart(plot_accuracy_by_offset(curve.first_by_offset, curve.second_by_offset,

@@ -135,8 +135,9 @@ def test_prompt_strip_marks_right_and_wrong_on_the_second_copy_only():
     fig = figures_of.plot_prompt_predictions(tokens, predicted, np.full(8, 0.5), first=1, second=5, span=3)
     z = np.asarray(fig.data[0].z)
     assert z[0].tolist() == [OTHER, FIRST, FIRST, FIRST, OTHER, SECOND, SECOND, SECOND]
-    assert z[2].tolist() == [UNSCORED] * 5 + [RIGHT, WRONG, UNSCORED]
-    assert list(fig.data[0].text[1]) == ["ba", "be", "bi", "ko", "ba", "be", "bi", "…"]
+    assert z[1].tolist() == [UNSCORED] * 6 + [RIGHT, WRONG]               # each guess under the token it guesses
+    assert list(fig.layout.xaxis2.ticktext) == tokens
+    assert list(fig.layout.xaxis.ticktext) == ["–", *predicted[:-1]]
 
 
 def test_induction_targets_sit_one_span_left_of_the_diagonal_and_curve_traces_carry_the_values():
