@@ -99,11 +99,11 @@ def plot_accuracy_by_offset(first: np.ndarray, second: np.ndarray, *, chance: fl
     fig = go.Figure(traces)
     fig.add_hline(y=chance, line=dict(color=CHANCE_COLOUR, dash="dot", width=1.5),
                   annotation_text=_("chance, 1 in {n}").format(n=round(1 / chance)),
-                  annotation_position="top right")
+                  annotation_position="bottom right")
     fig.update_xaxes(title=_("token of the span predicted (from the one before it)"), dtick=1)
-    fig.update_yaxes(title=_("next-token accuracy"), range=[-0.02, 1.05])
-    fig.update_layout(legend=dict(orientation="h", y=1.02, x=0, yanchor="bottom"))
-    return style(fig, title, height=360)
+    fig.update_yaxes(title=_("next-token accuracy"), range=[-0.09, 1.05])          # room for the chance label
+    fig.update_layout(legend=dict(orientation="h", y=-0.3, x=0, yanchor="top"))
+    return style(fig, title, height=400)
 
 
 def induction_targets(first: int, second: int, span: int) -> list[tuple[int, int]]:

@@ -64,11 +64,11 @@ def section(dev: str):
     top = min(incontext.MAX_SPAN, (task["length"] - 1) // 2)
     _url.stale_number("ic_seed", 0, SEED_MAX, _("prompt number"), 0)
     _url.stale_number("ic_span", 2, top, _("span length"), SPAN_DEFAULT)
-    c1, c2, c3, c4 = st.columns([2, 1, 3, 3], vertical_alignment="bottom")
+    c1, c2, c3, c4 = st.columns([2, 2, 3, 3], vertical_alignment="bottom")
     # no explicit value (it starts at the minimum, 0): "New prompt" sets it through the session state
     seed = int(c1.number_input(_("Prompt number"), 0, SEED_MAX, key="ic_seed", bind=BIND, persist_state=KEEP,
                                help=_("Each number draws another held-out prompt (never trained on).")))
-    c2.button(_("New prompt"), on_click=new_prompt, key="ic_new")
+    c2.button(_("New prompt"), on_click=new_prompt, key="ic_new", width="stretch")
     span = c3.slider(_("Span length"), 2, top, SPAN_DEFAULT, key="ic_span", bind=BIND, persist_state=KEEP,
                      help=_("How many syllables are repeated. The model was trained on spans of {lo} to {hi}.").format(
                          lo=task["spans"][0], hi=task["spans"][1]))
