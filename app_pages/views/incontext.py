@@ -13,9 +13,9 @@ from app_pages._markup import md
 from i18n import _, ngettext
 from labels import file_label, head_label
 from model import checkpoints
+from model.analysis import incontext
 from model.checkpoints import CheckpointError
 from model.lab.tasks import LOW
-from model.tasks import incontext
 from viz.incontext import induction_targets, plot_accuracy_by_offset, plot_head_map, plot_prompt_predictions
 from viz.slide import caption_line
 

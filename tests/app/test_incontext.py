@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from model import checkpoints
+from model.analysis import incontext
 from model.data import text_input
-from model.tasks import incontext
 from tests.app.conftest import open_link, open_page, plotly_array, plotly_chart
 
 NAME = "incontext_copy"

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from model import checkpoints
+from model.analysis import incontext
 from model.data.word_tokenizer import BOS
 from model.lab import lessons, tasks
-from model.tasks import incontext
 from viz import incontext as figures_of
 from viz.incontext import FIRST, OTHER, RIGHT, SECOND, UNSCORED, WRONG
 

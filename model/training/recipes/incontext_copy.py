@@ -3,7 +3,7 @@ a two-layer, attention-only decoder with one head per layer (d_model 64, learned
 random syllables in which a span comes back later, and learns to copy the second copy from the first.
 
 Time: the lesson's 2500 steps, one to four minutes of one CPU thread. `python -m model.train incontext_copy`.
-Evaluation (model/tasks/incontext.py): next-token accuracy on the second copy of the repeated span in 512 held-out
+Evaluation (model/analysis/incontext.py): next-token accuracy on the second copy of the repeated span in 512 held-out
 prompts drawn from a seed no lab run uses (incontext_copy_acc), the same on the first copy (chance: nothing earlier
 tells the next token), both by offset inside the copy; the best induction and previous-token heads by the shared
 scorer (model/analysis/head_scores.py); the copy accuracy with each of those heads zeroed."""
@@ -13,8 +13,8 @@ import time
 import torch
 
 from model import checkpoints
+from model.analysis import incontext
 from model.lab import lessons, run
-from model.tasks import incontext
 
 NAME = "incontext_copy"
 LESSON = "induction"
