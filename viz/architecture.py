@@ -72,7 +72,7 @@ def _sublayers(prefix: str, c: dict, attn: Block, cross: Block | None, act: str)
     """The layer's blocks and residual units with the LayerNorm where the config puts it."""
     d, dff = c["d_model"], c["d_ff"]
     ffn = Block(f"{prefix}.ffn", _("Feed-forward (each position)"), "ffn", "ffn",
-                ((f"{d} → {dff} → {d} · {act}", ""),))
+                ((f"{d} → {dff} → {d} · {act}", ""),)) if c.get("ffn", True) else None     # attention-only: none
     pre = c.get("norm", "post") == "pre"
     blocks, units = [], []
     for name, sub in (("attn", attn), ("cross", cross), ("ffn", ffn)):

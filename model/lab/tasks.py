@@ -76,9 +76,10 @@ def stream(rng, batch: int, length: int, vocab_size: int, skip: float) -> np.nda
     return x
 
 
-def repeat_spans(rng, x: np.ndarray, spans: tuple[int, int], copies: int) -> np.ndarray:
+def repeat_spans(rng, x: np.ndarray, spans: tuple[int, int], copies: int, placed: list | None = None) -> np.ndarray:
     """x with `copies` spans per row (lengths spans[0]..spans[1]) copied from a random place to a later random
-    place (position 0, [BOS], never moves). In place; returns x."""
+    place (position 0, [BOS], never moves). In place; returns x. `placed`, when given, receives one
+    (row, first start, second start, length) per copy."""
     B, T = x.shape
     for b in range(B):
         for _ in range(copies):
@@ -86,6 +87,8 @@ def repeat_spans(rng, x: np.ndarray, spans: tuple[int, int], copies: int) -> np.
             a = int(rng.integers(1, T - 2 * s + 1))
             c = int(rng.integers(a + s, T - s + 1))
             x[b, c:c + s] = x[b, a:a + s]
+            if placed is not None:
+                placed.append((b, a, c, s))
     return x
 
 

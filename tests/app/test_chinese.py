@@ -33,6 +33,7 @@ LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 
 # Kullback–Leibler divergence, named after its authors
 LATIN_TERMS |= {w.lower() for w in "Kobayashi Michel AttentionViz KL".split()}
 LATIN_TERMS |= {"olsson"}                       # a cited author (Olsson et al. 2022): induction heads
+LATIN_TERMS |= {"brown"}                        # a cited author (Brown et al. 2020): few-shot in-context learning
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # first, HTML entities become spaces and back-to-back tags are parted, so a chip's "0·2</sub></span><span title=…>"
 # reads as a number, then tags (else the number's span runs into the next tag and leaves its attributes as words)

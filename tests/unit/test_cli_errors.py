@@ -14,9 +14,9 @@ from model import checkpoints
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "The cat sat on the mat because it was tired."
 CHOICES = ("coref_encoder, davit_digits, finetune_cls, finetune_nsp, finetune_span, finetune_tag, general_encoder, "
-           "general_gpt, imagegpt_digits, relative_digits, sparse_encoder, swin_digits, swin_scenes, translator, "
-           "vit_digits, vit_scenes")
-TEXT_MODELS = "coref_encoder, general_encoder, general_gpt, sparse_encoder, translator"
+           "general_gpt, imagegpt_digits, incontext_copy, relative_digits, sparse_encoder, swin_digits, swin_scenes, "
+           "translator, vit_digits, vit_scenes")
+TEXT_MODELS = "coref_encoder, general_encoder, general_gpt, incontext_copy, sparse_encoder, translator"
 # Runs a command's module as __main__ with model.checkpoints.ASSETS pointed at another folder first.
 WITH_ASSETS = ("import runpy, sys; from pathlib import Path; from model import checkpoints; "
                "checkpoints.ASSETS = Path(sys.argv[1]); sys.argv = [sys.argv[2], *sys.argv[3:]]; "
