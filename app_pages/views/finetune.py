@@ -22,7 +22,8 @@ MODELS = {k: f"finetune_{k}" for k in KINDS}
 RESULTS = {
     "cls": ([("cls_acc_heldout", "cls_acc_heldout_frozen", N_("accuracy"))],
             N_("accuracy ≥ the better baseline + 0.05"),
-            {"cls_baseline_majority": N_("majority class"), "cls_baseline_bow": N_("bag of words")}),
+            {"cls_baseline_majority": N_("majority class"), "cls_baseline_bow": N_("bag of words"),
+             "cls_baseline_bow_bigrams": N_("bag of words and word pairs")}),
     "tag": ([("tag_acc_heldout", "tag_acc_heldout_frozen", N_("accuracy, every word")),
              ("tag_acc_heldout_entities", "tag_acc_heldout_entities_frozen", N_("accuracy, the nouns"))],
             N_("accuracy ≥ 0.8"), {"tag_baseline_majority": N_("always O"),
