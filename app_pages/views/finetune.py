@@ -22,7 +22,8 @@ MODELS = {k: f"finetune_{k}" for k in KINDS}
 RESULTS = {
     "cls": ([("cls_acc_heldout", "cls_acc_heldout_frozen", N_("accuracy"))],
             N_("accuracy ≥ the better baseline + 0.05"),
-            {"cls_baseline_majority": N_("majority class"), "cls_baseline_bow": N_("bag of words")}),
+            {"cls_baseline_majority": N_("majority class"), "cls_baseline_bow": N_("bag of words"),
+             "cls_baseline_bow_bigrams": N_("bag of words and word pairs")}),
     "tag": ([("tag_acc_heldout", "tag_acc_heldout_frozen", N_("accuracy, every word")),
              ("tag_acc_heldout_entities", "tag_acc_heldout_entities_frozen", N_("accuracy, the nouns"))],
             N_("accuracy ≥ 0.8"), {"tag_baseline_majority": N_("always O"),
@@ -43,8 +44,8 @@ def render():
     st.caption(_("Pre-train once, fine-tune for each task (BERT, textbook 12.6): the shipped encoder "
                  "`general_encoder`, pre-trained as a masked language model on real text, gets one small linear head "
                  "per task and a few minutes of training on labelled examples. **Fully fine-tuned**: the head and "
-                 "every encoder weight but the token embeddings are trained; **frozen**: the head alone, the encoder "
-                 "as pre-trained."))
+                 "every encoder weight are trained (the token embeddings too for classification, kept as "
+                 "pre-trained for the other tasks); **frozen**: the head alone, the encoder as pre-trained."))
     tabs = [_(t) for t in TABS]
     _url.named_anew("ft_tab", tabs)
     _url.stale_link("ft_tab", tabs, _("the tab"), tabs[0])

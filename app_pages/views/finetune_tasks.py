@@ -15,10 +15,11 @@ from viz.slide import caption_line
 KEEP = _url.KEEP
 MAX_CHARS = 600
 ABOUT = {
-    "cls": N_("**Classification from [CLS].** The head reads the final hidden state of [CLS] and picks one of nine "
-              "kinds of thing. Trained on WordNet noun definitions labelled by WordNet's lexicographer file (act, "
-              "animal, artifact, body, food, location, person, plant, substance): the definition alone, never the "
-              "word it defines. Held out: the definitions the pre-training corpus held out too."),
+    "cls": N_("**Classification from [CLS].** The head reads the final hidden state of [CLS] and says what kind "
+              "of word stood where the sentence has [MASK]: a noun, a verb, an adjective or an adverb. Trained on "
+              "WordNet's example sentences, each with the word it illustrates masked and labelled by the part of "
+              "speech of its synset; only the words around the gap, and their order, tell the answer. Held out: "
+              "the sentences the pre-training corpus held out too."),
     "tag": N_("**Token tagging.** The head reads every token's final state and gives each word, at its first "
               "piece, a type: a venue, dish, animal, place, object, container, person, or none (O). Trained on "
               "generated course-world sentences; the held-out sentences use only nouns no training sentence holds, "
@@ -31,13 +32,11 @@ ABOUT = {
               "in the running text, or come from another document? Pairs from the English fortune cookies of the "
               "real-text corpus, half of them consecutive; held out by document."),
 }
-CLASS_NAMES = {"act": N_("act"), "animal": N_("animal"), "artifact": N_("artifact"), "body": N_("body"),
-               "food": N_("food"), "location": N_("location"), "person": N_("person"), "plant": N_("plant"),
-               "substance": N_("substance")}
+CLASS_NAMES = {"adjective": N_("adjective"), "adverb": N_("adverb"), "noun": N_("noun"), "verb": N_("verb")}
 TAG_NAMES = {"O": N_("none (O)"), "VENUE": N_("venue"), "DISH": N_("dish"), "ANIMAL": N_("animal"),
              "PLACE": N_("place"), "OBJECT": N_("object"), "CONTAINER": N_("container"), "PERSON": N_("person")}
 NSP_NAMES = {"NotNext": N_("NotNext: from elsewhere"), "IsNext": N_("IsNext: follows A")}
-DEFAULTS = {"ft_cls_text": "a mixed drink made of liquor and water with sugar and spices and served hot",
+DEFAULTS = {"ft_cls_text": "sit down and stay [MASK]",
             "ft_tag_text": "The nurse put the cello in the barrel near the overpass.",
             "ft_span_question": "Where did the pilot put the toy?",
             "ft_span_passage": "The nurse bought a laptop for forty dollars. The pilot put the toy in the backpack. "
@@ -71,13 +70,16 @@ def probabilities(name: str, run, labels: dict, title: str):
 
 
 def classify(name: str, ft):
-    text = text_box("ft_cls_text", _("A definition (or any text)"), area=True)
+    text = text_box("ft_cls_text", _("A sentence, [MASK] where a word was"), area=True)
     if not text.strip():
-        st.info(_("Type a definition to classify."))
+        st.info(_("Type a sentence with [MASK] where a word was."))
         return None
-    ids, pieces = inputs.single(tokenizer(), text, ft.base.config.max_len)
+    ids, pieces = inputs.single(tokenizer(), text, ft.base.config.max_len, masks=True)
+    if bpe.MASK not in ids:
+        st.warning(_("The sentence has no [MASK]: the head was trained on sentences with one word replaced by "
+                     "[MASK], so its answer here means little."))
     run = _finetuned.run(name, tuple(ids), tuple(pieces))
-    probabilities(name, run, {k: CLASS_NAMES[k] for k in ft.labels}, _("What kind of thing is defined?"))
+    probabilities(name, run, {k: CLASS_NAMES[k] for k in ft.labels}, _("What kind of word was masked?"))
     return run, [visible(p) for p in pieces]
 
 

@@ -13,9 +13,10 @@ from model.tasks import spans
 MAX_ANSWER = 16              # pieces an answer may span
 
 
-def single(tok, text: str, max_pieces: int) -> tuple[list[int], list[str]]:
-    """ids and pieces of [CLS] text [SEP], the text cut to max_pieces - 2 pieces."""
-    enc = tok.encode(text)
+def single(tok, text: str, max_pieces: int, masks: bool = False) -> tuple[list[int], list[str]]:
+    """ids and pieces of [CLS] text [SEP], the text cut to max_pieces - 2 pieces; masks: "[MASK]" in the text is
+    the mask token (bpe.BPETokenizer.encode)."""
+    enc = tok.encode(text, masks=masks)
     n = max_pieces - 2
     return [bpe.CLS] + enc.ids[:n] + [bpe.SEP], ["[CLS]"] + enc.pieces[:n] + ["[SEP]"]
 

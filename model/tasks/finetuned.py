@@ -1,8 +1,9 @@
 """Shipped fine-tuned models: assets/finetune/<name>.safetensors holds only what fine-tuning added to the
 pre-trained encoder named in <name>.json ("base", today general_encoder): "full.*" (the head and every encoder
-weight but the token-embedding table, fine-tuned) and "frozen.*" (the head trained on the frozen encoder), in float16.
-Loading rebuilds both on a copy of the pre-trained model; the pre-trained files are only read. The files are
-checked as model/checkpoints.py checks a model: bounded sizes, the header's tensors against the ones expected."""
+weight, fine-tuned; the token-embedding table too where the head's "train_embeddings" is true) and "frozen.*" (the
+head trained on the frozen encoder), in float16. Loading rebuilds both on a copy of the pre-trained model; the
+pre-trained files are only read. The files are checked as model/checkpoints.py checks a model: bounded sizes, the
+header's tensors against the ones expected."""
 import hashlib
 import json
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from model.tasks.heads import HeadedEncoder
 
 FOLDER = "finetune"
 VARIANTS = ("full", "frozen")
-MAX_BYTES = 16 << 20          # one fine-tuned model: under 2 MB today
+MAX_BYTES = 16 << 20          # one fine-tuned model: under 4 MB today
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def load(name: str, assets: Path | None = None) -> FineTuned:
     if base.config != ModelConfig.from_dict(meta["config"]):
         _fail(name, path.with_suffix(".json"), f"its config is not that of {meta.get('base')!r}")
     try:
-        made = {v: HeadedEncoder(base, head["kind"], int(head["n_out"])) for v in VARIANTS}
+        made = {v: HeadedEncoder(base, head["kind"], int(head["n_out"]), bool(head.get("train_embeddings", False)))
+                for v in VARIANTS}
     except (KeyError, TypeError, ValueError) as e:
         _fail(name, path.with_suffix(".json"), f"has no usable 'head' entry ({e})")
     expected = {f"{v}.{k}": tuple(t.shape) for v in VARIANTS for k, t in made[v].shipped_state(v == "frozen").items()}

@@ -13,10 +13,11 @@ KINDS = ("cls", "tag", "span")
 
 
 class HeadedEncoder(nn.Module):
-    """A pre-trained encoder (a Transformer of kind "encoder", its LM head dropped) and one linear head.
+    """A pre-trained encoder (a Transformer of kind "encoder", its LM head dropped) and one linear head; a copy, so
+    training it never changes `encoder`. train_embeddings: whether full fine-tuning trains the token embeddings.
     ids (B, T), [PAD] after each text -> logits: cls (B, n_out); tag (B, T, n_out); span (B, T, 2)."""
 
-    def __init__(self, encoder: Transformer, kind: str, n_out: int):
+    def __init__(self, encoder: Transformer, kind: str, n_out: int, train_embeddings: bool = True):
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"head kind must be one of {KINDS}, got {kind!r}")
@@ -26,7 +27,7 @@ class HeadedEncoder(nn.Module):
             raise ValueError(f"a span head has 2 outputs (start, end), got n_out={n_out}")
         self.encoder = copy.deepcopy(encoder)               # the pre-trained model is never changed
         self.encoder.lm_head = nn.Identity()
-        self.kind, self.n_out = kind, n_out
+        self.kind, self.n_out, self.train_embeddings = kind, n_out, train_embeddings
         self.head = nn.Linear(encoder.config.d_model, n_out)
         nn.init.normal_(self.head.weight, std=0.02)
         nn.init.zeros_(self.head.bias)
@@ -51,11 +52,12 @@ class HeadedEncoder(nn.Module):
         return self.head(x)                                   # (B, T, n_out)
 
     def trainable(self, frozen: bool) -> list[nn.Parameter]:
-        """The parameters fine-tuning changes: the head alone (frozen), or the head and every encoder weight
-        but the token-embedding table (full), which stays as pre-trained so a fine-tuned model ships small."""
+        """The parameters fine-tuning changes: the head alone (frozen), or the head and every encoder weight (full;
+        without the token-embedding table when train_embeddings is False)."""
         if frozen:
             return list(self.head.parameters())
-        return [p for n, p in self.named_parameters() if not n.startswith("encoder.embed.tok.")]
+        return [p for n, p in self.named_parameters()
+                if self.train_embeddings or not n.startswith("encoder.embed.tok.")]
 
     def shipped_state(self, frozen: bool) -> dict[str, torch.Tensor]:
         """The tensors a fine-tuned model adds to the pre-trained one: those `trainable` names."""

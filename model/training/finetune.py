@@ -1,7 +1,7 @@
 """Fine-tuning a head on the shipped pre-trained encoder (general_encoder), shared by the finetune_* recipes.
 
-Two runs per task on the same batches: full (the head and every encoder weight but the token-embedding table) and
-frozen (the head alone, the encoder as pre-trained). Each is a fixed number of AdamW steps (linear warmup, cosine
+Two runs per task on the same batches: full (the head and every encoder weight) and frozen (the head alone, the
+encoder as pre-trained). Each is a fixed number of AdamW steps (linear warmup, cosine
 decay, model/training/loop.py); batch k is drawn from a generator seeded by (seed, k), so a run stopped and resumed
 sees the same batches. Every `eval_every` steps the learning curve gets a point: the mean training loss since the
 last point and the score on a validation set drawn from the training side. A checkpoint (weights, AdamW moments,
@@ -176,7 +176,7 @@ def run(task: Task, base, r: dict, folder: Path) -> tuple[dict, dict]:
     models, curves = {}, {}
     for variant in ("full", "frozen"):
         seed_everything(r["seed"])
-        model = HeadedEncoder(base, task.kind, len(task.labels))
+        model = HeadedEncoder(base, task.kind, len(task.labels), r["train_embeddings"])
         curves[variant] = train(model, task, r, variant == "frozen", Path(folder))
         models[variant] = as_stored(model, variant == "frozen")
     return models, curves

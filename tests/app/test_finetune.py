@@ -28,8 +28,10 @@ def metric(at, label: str) -> str:
 
 
 def test_classification_answers_as_the_model_does_and_shows_the_pre_trained_heads(tok):
-    at = open_link("finetune.py", ft_tab="Classification", ft_cls_text="a large burrowing animal with long ears")
-    ids, _pieces = finetune_inputs.single(tok, "a large burrowing animal with long ears", 128)
+    text = "the dog [MASK] at the mailman"
+    at = open_link("finetune.py", ft_tab="Classification", ft_cls_text=text)
+    ids, _pieces = finetune_inputs.single(tok, text, 128, masks=True)
+    assert ids.count(bpe.MASK) == 1 and not at.warning
     full, frozen = logits("finetune_cls", ids)
     labels = finetuned.load("finetune_cls").labels
     assert metric(at, "Fully fine-tuned") == labels[int(full.argmax())]
@@ -44,6 +46,13 @@ def test_classification_answers_as_the_model_does_and_shows_the_pre_trained_head
     metrics = finetuned.load("finetune_cls").meta["metrics"]
     table = at.dataframe[0].value
     assert list(table.iloc[0][1:]) == [f"{metrics['cls_acc_heldout']:.3f}", f"{metrics['cls_acc_heldout_frozen']:.3f}"]
+    baselines = at.dataframe[1].value
+    assert list(baselines.iloc[:, 1]) == [f"{metrics[k]:.3f}" for k in
+                                          ("cls_baseline_majority", "cls_baseline_bow", "cls_baseline_bow_bigrams")]
+    at.text_area(key="ft_cls_text").set_value("a large burrowing animal with long ears").run()
+    assert not at.exception and [w.value for w in at.warning] == [
+        "The sentence has no [MASK]: the head was trained on sentences with one word replaced by [MASK], so its "
+        "answer here means little."]
 
 
 def test_span_answer_is_the_best_span_inside_the_passage(tok):

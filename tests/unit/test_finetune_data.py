@@ -4,32 +4,49 @@ consecutive (or from elsewhere) as they say; and the baselines, on data whose an
 import numpy as np
 import pytest
 
-from model.data import bpe, course_qa, course_tags, real_text, sentence_pairs, wordnet_classes
+from model.data import bpe, course_qa, course_tags, real_text, sentence_pairs, wordnet_masked
 from model.tasks import finetune_inputs
 from model.training.recipes import finetune_cls, finetune_nsp, finetune_span, finetune_tag
 
 
-def test_wordnet_glosses_are_the_corpus_documents_and_split_as_they_are(tmp_path):
-    """The documents wordnet_classes builds (and hashes for the split) are the ones real_text builds and pre-training
-    was split by: both read the first 3,000 lines of data.noun."""
-    lines = open("/usr/share/wordnet/data.noun", encoding="latin-1").read().splitlines()[:3000]
+def test_wordnet_examples_are_the_corpus_documents_and_split_as_they_are(tmp_path):
+    """The documents wordnet_masked builds (and hashes for the split) are the ones real_text builds and pre-training
+    was split by: both read the first 1,500 lines of each data file."""
     folder = tmp_path / real_text.WORDNET_DIR
     folder.mkdir(parents=True)
-    (folder / "data.noun").write_text("\n".join(lines) + "\n", encoding="latin-1")
-    for name in ("data.verb", "data.adj", "data.adv"):
-        (folder / name).write_text("")
+    lines = {}
+    for name in wordnet_masked.FILES:
+        lines[name] = open(f"/usr/share/wordnet/{name}", encoding="latin-1").read().splitlines()[:1500]
+        (folder / name).write_text("\n".join(lines[name]) + "\n", encoding="latin-1")
     expected = [d.text for d in real_text.wordnet_documents(tmp_path)]
-    parsed = [wordnet_classes.parse_line(line) for line in lines]
-    assert [p[3] for p in parsed if p is not None] == expected
-    for lex, lemmas, definition, document in filter(None, parsed):
-        assert document.startswith(f"{', '.join(lemmas)}: {definition}")     # the input leaves the lemmas out
-    train, held = wordnet_classes.split()
-    assert len(held) > 2000 and len(train) > 15 * len(held) and {g.label for g in held} == set(wordnet_classes.LABELS)
-    assert not {g.definition for g in train} & {g.definition for g in held}
-    ours = [p for p in parsed if p is not None and p[0] in wordnet_classes.CLASSES and p[2]]
-    first = wordnet_classes.glosses()[:40]
-    assert [g.definition for g in first] == [p[2] for p in ours[:40]]
-    assert [g.heldout for g in first] == [real_text.is_heldout(p[3]) for p in ours[:40]]
+    parsed = [wordnet_masked.parse_line(line) for name in real_text.WORDNET_FILES for line in lines[name]]
+    assert [p[2] for p in parsed if p is not None] == expected
+    train, held = wordnet_masked.split()
+    assert len(held) > 1500 and len(train) > 15 * len(held) and {m.label for m in held} == set(wordnet_masked.LABELS)
+    assert not {m.text.lower() for m in train} & {m.text.lower() for m in held}
+    documents = {}                                   # (lemmas, example sentence) -> its synset's document
+    for lemmas, sentences, document in filter(None, parsed):
+        for sentence in sentences:
+            documents.setdefault((tuple(lemmas), sentence.lower()), document)
+    checked = [(m, documents.get((m.lemmas, m.text.replace("[MASK]", m.word).lower())))
+               for m in wordnet_masked.examples()[:4000]]
+    checked = [(m, d) for m, d in checked if d is not None]
+    assert len(checked) > 500
+    for m, document in checked:
+        assert m.heldout == real_text.is_heldout(document)
+        assert m.text.count("[MASK]") == 1 and m.label == "noun"            # the first lines are data.noun's
+
+
+def test_the_masked_word_is_a_lemma_or_its_inflection_found_once():
+    exc = wordnet_masked.irregular()
+    assert wordnet_masked.find("they stopped the car", ["stop", "halt"], exc) == (5, 12)
+    assert wordnet_masked.find("two geese flew over", ["goose"], exc) == (4, 9)                # noun.exc
+    assert wordnet_masked.find("he gave up smoking", ["give up", "quit"], exc) == (3, 10)      # verb.exc, two words
+    assert wordnet_masked.find("a well-known actor", ["well-known", "famous"], exc) == (2, 12)
+    assert wordnet_masked.find("the flies buzzed", ["fly"], exc) == (4, 9)
+    assert wordnet_masked.find("the chess club", ["check"], exc) is None                     # no form of it
+    assert wordnet_masked.find("a dog is a dog", ["dog"], exc) is None                       # twice: left out
+    assert wordnet_masked.find("stopgap measures", ["stop"], exc) is None                    # inside a word
 
 
 def test_tagged_sentences_tag_exactly_the_nouns_of_their_class_and_hold_out_nouns():
@@ -93,9 +110,11 @@ def test_sentences_end_at_a_stop_before_a_capital():
 
 def test_recipe_inputs_match_the_pages_inputs():
     tok = bpe.load()
-    glosses = wordnet_classes.split()[1][:20]
-    for e, g in zip(finetune_cls.examples(tok, glosses, 64), glosses):
-        assert e["ids"] == finetune_inputs.single(tok, g.definition, 64)[0]
+    masked = wordnet_masked.split()[1][:20]
+    for e, m in zip(finetune_cls.examples(tok, masked, 64), masked):
+        assert e["ids"] == finetune_inputs.single(tok, m.text, 64, masks=True)[0]
+        assert e["ids"].count(bpe.MASK) == 1 and e["ids"][0] == bpe.CLS and e["ids"][-1] == bpe.SEP
+        assert tok.decode(e["ids"][1:-1]).replace(" ", "") == bpe.normalize(m.text).replace(" ", "")
     pairs = [sentence_pairs.Pair("It takes great courage to let yourself appear weak.", "Nobody knew! " * 30, True),
              sentence_pairs.Pair("我有一只猫。", "The cat sat.", False)]
     for e, p in zip(finetune_nsp.examples(tok, pairs, 40), pairs):
@@ -103,11 +122,14 @@ def test_recipe_inputs_match_the_pages_inputs():
 
 
 def test_classification_baselines_on_data_whose_answer_is_known():
-    words = ["cat dog", "dog cat", "bird cat", "apple pear", "pear plum"]
-    train = [{"text": t, "target": int(i % 5 >= 3)} for i, t in enumerate(words * 4)]        # 12 of 20 are 0
-    test = [{"text": "cat bird", "target": 0}, {"text": "plum apple", "target": 1}, {"text": "dog", "target": 0}]
+    """Word order alone tells "dog bites man" (0) from "man bites dog" (1): the same words, so a bag of words gives
+    both one answer (one of the two right), word pairs tell them apart."""
+    words = [("dog bites man", 0), ("man bites dog", 1)] * 5 + [("cat", 0)] * 2               # 7 of 12 are 0
+    train = [{"text": t, "target": y} for t, y in words]
+    test = [{"text": t, "target": y} for t, y in (("dog bites man", 0), ("man bites dog", 1), ("cat", 0))]
     found = finetune_cls.baselines(train, test)
-    assert found == {"cls_baseline_majority": pytest.approx(2 / 3, abs=1e-4), "cls_baseline_bow": 1.0}
+    assert found == {"cls_baseline_majority": pytest.approx(2 / 3, abs=1e-4),
+                     "cls_baseline_bow": pytest.approx(2 / 3, abs=1e-4), "cls_baseline_bow_bigrams": 1.0}
 
 
 def test_tagging_baselines_count_words_by_hand():

@@ -46,11 +46,14 @@ def test_padding_does_not_change_a_texts_logits():
     assert torch.allclose(alone, padded, atol=1e-5)
 
 
-def test_frozen_trains_the_head_only_and_full_everything_but_the_token_embeddings():
+def test_frozen_trains_the_head_only_and_full_every_weight():
     model = HeadedEncoder(encoder(), "cls", 3)
     names = {id(p): n for n, p in model.named_parameters()}
     assert {names[id(p)] for p in model.trainable(frozen=True)} == {"head.weight", "head.bias"}
-    assert {names[id(p)] for p in model.trainable(frozen=False)} == set(names.values()) - {"encoder.embed.tok.weight"}
+    assert {names[id(p)] for p in model.trainable(frozen=False)} == set(names.values())
+    kept = HeadedEncoder(encoder(), "cls", 3, train_embeddings=False)
+    names = {id(p): n for n, p in kept.named_parameters()}
+    assert {names[id(p)] for p in kept.trainable(frozen=False)} == set(names.values()) - {"encoder.embed.tok.weight"}
 
 
 def brute_force(start, end, allowed, max_len):
@@ -112,7 +115,7 @@ def tiny_task(kind: str = "cls") -> finetune.Task:
 
 
 RECIPE = dict(seed=0, steps=6, batch=4, lr=1e-3, lr_frozen=1e-2, betas=(0.9, 0.98), weight_decay=0.0, eval_every=3,
-              checkpoint_min=0.0)
+              checkpoint_min=0.0, train_embeddings=True)
 
 
 W_Q = "encoder.layers.0.self_attn.w_q.weight"
@@ -127,8 +130,8 @@ def test_frozen_run_leaves_every_encoder_weight_and_the_base_model_untouched(tmp
     frozen, full = models["frozen"].encoder.state_dict(), models["full"].encoder.state_dict()
     for k, v in frozen.items():
         assert torch.equal(v, before[k]), k
-    assert torch.equal(full["embed.tok.weight"], before["embed.tok.weight"])
     assert not torch.equal(full[W_Q], before[W_Q])                      # full fine-tuning did train the layers
+    assert not torch.equal(full["embed.tok.weight"], before["embed.tok.weight"])             # and the embeddings
     assert [p[0] for p in curves["full"]] == [0, 3, 6] and curves["full"][0][1] is None
 
 

@@ -1,6 +1,6 @@
 """The shipped fine-tunings (assets/finetune/) and the pre-trained encoder they start from: fine-tuning never writes
-the pre-trained weights, the shipped files hold only what fine-tuning added (small), load back exactly, and a damaged
-file is refused with a message naming it and the command that rebuilds it."""
+the pre-trained weights, the shipped files hold only what fine-tuning changed (no LM head), load back exactly, and a
+damaged file is refused with a message naming it and the command that rebuilds it."""
 import hashlib
 import shutil
 
@@ -32,7 +32,7 @@ def test_fine_tuning_the_shipped_encoder_leaves_its_weights_untouched(tmp_path):
     before = sha(BASE)
     base, _meta = checkpoints.load("general_encoder")
     r = dict(seed=0, steps=3, batch=4, lr=1e-2, lr_frozen=1e-2, betas=(0.9, 0.98), weight_decay=0.0, eval_every=3,
-             checkpoint_min=0.0)
+             checkpoint_min=0.0, train_embeddings=True)
     models, _curves = finetune.run(tiny_task(), base, r, tmp_path)
     assert sha(BASE) == before
     stored = load_file(str(BASE))
@@ -42,9 +42,9 @@ def test_fine_tuning_the_shipped_encoder_leaves_its_weights_untouched(tmp_path):
     assert not torch.equal(models["full"].encoder.state_dict()[layer], stored[layer].float())
     assert torch.equal(models["frozen"].encoder.state_dict()[layer], stored[layer].float())
 
-    finetuned.save("finetune_tiny", models, {"arch": "model.tasks.heads:HeadedEncoder", "config": base.config.to_dict(),
-                                             "base": "general_encoder", "head": {"kind": "cls", "n_out": 3}},
-                   assets=tmp_path / "assets")
+    meta = {"arch": "model.tasks.heads:HeadedEncoder", "config": base.config.to_dict(), "base": "general_encoder",
+            "head": {"kind": "cls", "n_out": 3, "train_embeddings": True}}
+    finetuned.save("finetune_tiny", models, meta, assets=tmp_path / "assets")
     for ext in (".safetensors", ".json"):
         shutil.copy(checkpoints.ASSETS / f"general_encoder{ext}", tmp_path / "assets")
     back = finetuned.load("finetune_tiny", tmp_path / "assets")
@@ -54,16 +54,17 @@ def test_fine_tuning_the_shipped_encoder_leaves_its_weights_untouched(tmp_path):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_each_shipped_fine_tuning_is_small_and_adds_only_the_head_and_the_layers(name):
+def test_each_shipped_fine_tuning_is_small_and_holds_what_fine_tuning_changed(name):
     path = finetuned.folder() / f"{name}.safetensors"
     assert path.is_file(), f"{path} is not shipped: run `python -m model.train {name}`"
-    assert path.stat().st_size < 2_500_000
+    assert path.stat().st_size < 4_000_000
     ft = finetuned.load(name)
     assert ft.meta["base_sha256"] == sha(BASE)                              # trained on the weights shipped now
     base = ft.base.state_dict()
-    assert torch.equal(ft.full.encoder.state_dict()["embed.tok.weight"], base["embed.tok.weight"])
     for k, v in ft.frozen.encoder.state_dict().items():
         assert torch.equal(v, base[k]), k
+    kept = torch.equal(ft.full.encoder.state_dict()["embed.tok.weight"], base["embed.tok.weight"])
+    assert kept != ft.meta["head"].get("train_embeddings", False)          # trained exactly when the head says so
     moved = [k for k, v in ft.full.encoder.state_dict().items() if not torch.equal(v, base[k])]
     assert len(moved) > 40                                                   # every layer's weights were trained
     change = np.array(ft.meta["attention_change"])

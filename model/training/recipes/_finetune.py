@@ -13,7 +13,7 @@ from model.training import finetune
 
 BASE = "general_encoder"
 COMMON = dict(base=BASE, batch=32, lr=3e-4, lr_frozen=3e-3, betas=(0.9, 0.98), weight_decay=0.01, eval_every=100,
-              checkpoint_min=5, val_size=256, change_inputs=128, max_pieces=128,
+              checkpoint_min=5, val_size=256, change_inputs=128, max_pieces=128, train_embeddings=False,
               trained="full: head + every encoder weight but the token embeddings; frozen: the head alone")
 
 
@@ -49,7 +49,8 @@ def fit_and_save(name: str, task: finetune.Task, r: dict, metrics, heldout: list
     found["attention_change_head"] = list(max(flat)[1:])
     meta = {"arch": "model.tasks.heads:HeadedEncoder", "config": base.config.to_dict(), "base": BASE,
             "base_sha256": sha, "tokenizer": bpe.load().to_dict(), "text_input": "cls_sep", "modality": "text",
-            "head": {"kind": task.kind, "n_out": len(task.labels), "labels": list(task.labels)},
+            "head": {"kind": task.kind, "n_out": len(task.labels), "labels": list(task.labels),
+                     "train_embeddings": r["train_embeddings"]},
             "recipe": r, "metrics": found, "curves": curves, "attention_change": change}
     finetuned.save(name, models, meta, assets)
     print(found, flush=True)

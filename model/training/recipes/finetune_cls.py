@@ -1,10 +1,12 @@
 """finetune_cls: text classification from [CLS] on the pre-trained general_encoder (BERT's sentence-level head):
-which kind of thing does a WordNet noun definition define (act, animal, artifact, body, food, location, person,
-plant, substance; its lexicographer file, model/data/wordnet_classes.py)?
+a WordNet example sentence with the word it illustrates replaced by [MASK]; which part of speech was the word
+(adjective, adverb, noun, verb; the file of its synset, model/data/wordnet_masked.py)? The answer is in the order
+and the kind of the words around the gap, what masked-language pre-training learned to read.
 
-Baselines on the same split and the same training examples: always the most frequent class, and a bag of words
-(word counts, multinomial logistic regression, scikit-learn). Held out: the definitions whose WordNet document the
-pre-training corpus held out. Time: about 6 minutes of CPU time on one thread (both runs and the measures)."""
+Baselines on the same split and the same training examples: always the most frequent class, a bag of words (word
+counts, multinomial logistic regression, scikit-learn), and the same with word pairs (bigrams) added, a baseline
+that sees some word order. Held out: the examples whose WordNet document the pre-training corpus held out. Time:
+about 6 minutes of CPU time on one thread (both runs and the measures)."""
 from collections import Counter
 from pathlib import Path
 
@@ -12,23 +14,23 @@ import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from model.data import bpe, wordnet_classes
-from model.tasks import finetuned
+from model.data import bpe, wordnet_masked
+from model.tasks import finetune_inputs, finetuned
 from model.training import finetune
-from model.training import real_text_batches as rtb
 from model.training.recipes import _finetune
 
 NAME = "finetune_cls"
-RECIPE = dict(_finetune.COMMON, steps=1600, max_pieces=64, task="WordNet noun definition -> lexicographer file",
-              data="model.data.wordnet_classes (wordnet-base)")
+RECIPE = dict(_finetune.COMMON, steps=1600, lr=1e-3, max_pieces=64, train_embeddings=True,
+              trained="full: the head and every encoder weight; frozen: the head alone",
+              task="WordNet example sentence, its word masked -> the word's part of speech",
+              data="model.data.wordnet_masked (wordnet-base)")
 
 
-def examples(tok, glosses, max_pieces: int) -> list[dict]:
-    """[CLS] definition [SEP] (cut to max_pieces) and the class id, one dict per gloss."""
-    index = {label: i for i, label in enumerate(wordnet_classes.LABELS)}
-    ids = rtb.encode_texts(tok, [g.definition for g in glosses])
-    return [{"ids": [bpe.CLS] + i[:max_pieces - 2] + [bpe.SEP], "target": index[g.label], "text": g.definition}
-            for i, g in zip(ids, glosses)]
+def examples(tok, masked, max_pieces: int) -> list[dict]:
+    """[CLS] sentence with [MASK] [SEP] (cut to max_pieces) and the class id, one dict per example."""
+    index = {label: i for i, label in enumerate(wordnet_masked.LABELS)}
+    return [{"ids": finetune_inputs.single(tok, m.text, max_pieces, masks=True)[0], "target": index[m.label],
+             "text": m.text} for m in masked]
 
 
 def accuracy(model, items: list[dict]) -> dict:
@@ -37,8 +39,8 @@ def accuracy(model, items: list[dict]) -> dict:
 
 
 def data(r: dict) -> tuple[list[dict], list[dict], list[dict]]:
-    """(train, val, heldout) examples; val is a fixed sample of the training definitions, never trained on."""
-    train, heldout = wordnet_classes.split()
+    """(train, val, heldout) examples; val is a fixed sample of the training sentences, never trained on."""
+    train, heldout = wordnet_masked.split()
     tok = bpe.load()
     rng = np.random.default_rng(r["seed"])
     order = rng.permutation(len(train))
@@ -48,15 +50,22 @@ def data(r: dict) -> tuple[list[dict], list[dict], list[dict]]:
             examples(tok, heldout, r["max_pieces"]))
 
 
+def counted(train: list[dict], heldout: list[dict], ngrams: int) -> float:
+    """Held-out accuracy of logistic regression on word counts (words, and word pairs when ngrams is 2)."""
+    words = CountVectorizer(lowercase=True, ngram_range=(1, ngrams))
+    fit = LogisticRegression(max_iter=1000).fit(words.fit_transform([e["text"] for e in train]),
+                                                [e["target"] for e in train])
+    predicted = fit.predict(words.transform([e["text"] for e in heldout]))
+    return round(float(np.mean(predicted == np.array([e["target"] for e in heldout]))), 4)
+
+
 def baselines(train: list[dict], heldout: list[dict]) -> dict:
-    """Majority class and bag-of-words logistic regression, fit on the training texts, scored on the held-out."""
-    y, y_test = [e["target"] for e in train], [e["target"] for e in heldout]
-    majority = Counter(y).most_common(1)[0][0]
-    words = CountVectorizer(lowercase=True)
-    bow = LogisticRegression(max_iter=1000).fit(words.fit_transform([e["text"] for e in train]), y)
-    predicted = bow.predict(words.transform([e["text"] for e in heldout]))
-    return {"cls_baseline_majority": round(float(np.mean(np.array(y_test) == majority)), 4),
-            "cls_baseline_bow": round(float(np.mean(predicted == np.array(y_test))), 4)}
+    """Majority class, bag of words and bag of words and word pairs, fit on the training texts, scored on the
+    held-out."""
+    y_test = np.array([e["target"] for e in heldout])
+    majority = Counter(e["target"] for e in train).most_common(1)[0][0]
+    return {"cls_baseline_majority": round(float(np.mean(y_test == majority)), 4),
+            "cls_baseline_bow": counted(train, heldout, 1), "cls_baseline_bow_bigrams": counted(train, heldout, 2)}
 
 
 def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
@@ -65,6 +74,7 @@ def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
     out.update(baselines(train, heldout))
     out["cls_margin_over_better_baseline"] = round(
         out["cls_acc_heldout"] - max(out["cls_baseline_majority"], out["cls_baseline_bow"]), 4)
+    out["cls_margin_over_bigrams"] = round(out["cls_acc_heldout"] - out["cls_baseline_bow_bigrams"], 4)
     out["heldout_examples"] = len(heldout)
     return out
 
@@ -73,12 +83,12 @@ def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None,
     """Fine-tune (full and frozen) and write assets/finetune/finetune_cls.*; overrides change RECIPE entries."""
     r = {**RECIPE, **overrides, "seed": seed}
     train_set, val, heldout = data(r)
-    task = finetune.Task(NAME, "cls", wordnet_classes.LABELS, train_set, val, accuracy)
+    task = finetune.Task(NAME, "cls", wordnet_masked.LABELS, train_set, val, accuracy)
     return _finetune.fit_and_save(NAME, task, r, lambda m: metrics(m, train_set, heldout), heldout, folder, assets)
 
 
 def evaluate() -> dict:
-    """Metrics of the shipped fine-tuned models on the held-out definitions, baselines refit."""
+    """Metrics of the shipped fine-tuned models on the held-out sentences, baselines refit."""
     ft = finetuned.load(NAME)
     train_set, _val, heldout = data(ft.meta["recipe"])
     found = metrics({"full": ft.full, "frozen": ft.frozen}, train_set, heldout)
