@@ -5,6 +5,7 @@ session's downloads hold in the server's memory stays under the limit and is let
 import asyncio
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from streamlit.proto.BackMsg_pb2 import BackendOperationRequest
@@ -38,7 +39,9 @@ def click(mgr, file_id: str, session: str):
     """What the browser's click asks: (url, error message) of the handler's answer."""
     request = BackendOperationRequest(request_id="r", session_id=session)
     request.deferred_file.file_id = file_id
-    answer = asyncio.run(DeferredFileHandler(lambda: mgr).handle(request, session))
+    # its own thread and event loop: a worker that also ran browser tests has Playwright's loop running here
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(asyncio.run, DeferredFileHandler(lambda: mgr).handle(request, session)).result()
     return answer.deferred_file.url or None, answer.error_msg or None
 
 
