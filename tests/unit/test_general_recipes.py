@@ -87,10 +87,12 @@ def test_resume_continues_from_the_checkpoint_and_a_plain_run_starts_afresh(tiny
 
 def test_an_unfinished_run_continues_for_the_rest_of_its_budget_and_a_finished_one_starts_anew(tiny, monkeypatch):
     monkeypatch.setenv("ATTENTION_LAB_RESUME", "1")
-    state = tiny_run(tiny, n_steps_before=5, elapsed=99.5)          # 0.5 s left of its 100 s
-    assert state["runs"] == 1 and state["run_budget_s"] == 100 and state["steps"] > 5
-    state = tiny_run(tiny, n_steps_before=5, elapsed=100.0)         # done: a new run of the set budget
-    assert state["runs"] == 2 and state["run_budget_s"] == pytest.approx(0.02 * 60) and state["steps"] > 5
+    # a fixed measured speed (20 steps per CPU second), so the steps a budget buys are known whatever the load
+    monkeypatch.setattr(resumable, "steps_per_cpu_second", lambda *args: 20.0)
+    state = tiny_run(tiny, n_steps_before=5, elapsed=99.5)          # 0.5 s left of its 100 s: 10 more steps
+    assert state["runs"] == 1 and state["run_budget_s"] == 100 and state["steps"] == 5 + 10
+    state = tiny_run(tiny, n_steps_before=5, elapsed=100.0)         # done: a new run of the set budget, 1.2 s
+    assert state["runs"] == 2 and state["run_budget_s"] == pytest.approx(0.02 * 60) and state["steps"] == 5 + 24
     monkeypatch.setenv("ATTENTION_LAB_BUDGET_MIN", "0")                # no time: the weights stay as they were
     assert tiny_run(tiny, n_steps_before=5, elapsed=100.0)["steps"] == 5
 
