@@ -56,16 +56,18 @@ def curves(lesson: lessons.Lesson, history: list[dict], live: bool = False, curr
                   caption=caption_line(f"lab_{lesson.name}", None))
 
 
-def findings(lesson: lessons.Lesson, history: list[dict]) -> None:
-    """What the last snapshot shows, in words: each score's best head and when it crossed; a model that solves
-    the task without the textbook head is said so, with the evidence."""
+def findings(lesson: lessons.Lesson, history: list[dict], shown: dict) -> None:
+    """The scrubbed snapshot `shown` in figures (the task and each score's best head, when each crossed), and what
+    the last snapshot shows in words: a model that solves the task without the textbook head is said so, with the
+    evidence."""
     last = history[-1]
     crossed = lab_run.scores.crossings(history, lesson.thresholds)
+    st.caption(_("At step {step:,} of {last:,}:").format(step=shown["step"], last=last["step"]))
     cols = st.columns(len(lesson.kinds) + 1)
-    cols[0].metric(_(lesson.metric), f"{last['task']:.2f}", help=_("{about} On the lesson's fixed probe inputs.")
+    cols[0].metric(_(lesson.metric), f"{shown['task']:.2f}", help=_("{about} On the lesson's fixed probe inputs.")
                    .format(about=_(lesson.metric_about)))
     for col, kind in zip(cols[1:], lesson.kinds):
-        value, (layer, head) = lab_run.scores.best(np.asarray(last["scores"][kind]))
+        value, (layer, head) = lab_run.scores.best(np.asarray(shown["scores"][kind]))
         step = crossed.get(kind)
         col.metric(_(lessons.SCORE_NAMES[kind]), f"{value:.2f}", help=_("The best single head, {head}.").format(
             head=head_label(layer, head)))
@@ -144,13 +146,15 @@ def render(record: dict) -> None:
     lesson, history = lessons.LESSONS[state["lesson"]], state["snapshots"]
     steps = [s["step"] for s in history]
     st.subheader(_("Timelapse"))
-    findings(lesson, history)
+    figures = st.container()                  # the scrubbed snapshot's figures, above the scrubber
     # the scrubber names a step of this session's run, which a link cannot bring back: kept out of the URL
     if st.session_state.get("lab_frame") not in steps:
         st.session_state["lab_frame"] = steps[-1]
     step = st.select_slider(_("Snapshot (step)"), steps, key="lab_frame") if len(steps) > 1 else steps[0]
-    curves(lesson, history, current=step)
     s = history[steps.index(step)]
+    with figures:
+        findings(lesson, history, s)
+    curves(lesson, history, current=step)
     tok = lessons.tokenizer(lesson)
     probes = lessons.probes(lesson, tok)
     names = {k: _(lessons.SCORE_NAMES[k]) for k in lesson.kinds}

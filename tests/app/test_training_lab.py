@@ -60,6 +60,10 @@ def test_a_short_run_plays_back_and_opens_in_the_explorer(at):
     best = np.max(history[-1]["scores"]["previous"])
     assert any(m.value == f"{best:.2f}" for m in at.metric)
     at.select_slider(key="lab_frame").set_value(4).run()
+    at4 = next(s for s in history if s["step"] == 4)                  # the figures follow the scrubber
+    assert [m.value for m in at.metric] == [f"{at4['task']:.2f}", *(f"{np.max(at4['scores'][k]):.2f}"
+                                                                  for k in ("previous", "sink"))]
+    assert any(c.value == "At step 4 of 10:" for c in at.caption)
     image = plotly_chart(at, "lab_snapshot")
     assert "step 4 " in image["layout"]["title"]["text"]
     loss = plotly_chart(at, "lab_loss")
