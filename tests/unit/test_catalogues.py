@@ -1,10 +1,13 @@
 """The message catalogues (i18n/): every string marked for translation has a checked Chinese translation, the
 translation keeps the message's {placeholders} (a missing one would raise at .format, an extra one shows braces),
-one message reads the same wherever it is used, and the language switch really changes what _ returns."""
+one message reads the same wherever it is used, its **bold** renders (CommonMark, as Streamlit's Markdown reads it:
+"**答对了：**狗" stays literal, since a closing ** after a full-width colon needs a space or punctuation next), and
+the language switch really changes what _ returns."""
 import json
 import re
 
 import pytest
+from markdown_it import MarkdownIt
 
 import i18n
 from i18n import catalogues
@@ -41,6 +44,22 @@ def test_one_message_one_translation(zh):
             if m.id and isinstance(m.id, str):
                 seen.setdefault(m.id, set()).add(m.string)
     assert {k: v for k, v in seen.items() if len(v) > 1} == {}
+
+
+def unrendered_bold(text: str) -> bool:
+    """Whether CommonMark leaves a ** of `text` as literal asterisks, its {placeholders} filled with a word."""
+    return "**" in MarkdownIt("commonmark").render(PLACEHOLDER.sub("x", text))
+
+
+def test_bold_renders_in_every_message_of_both_languages(zh):
+    assert unrendered_bold("**答对了：**{truth}。") and not unrendered_bold("**答对了**：{truth}。")
+    bad = []
+    for domain, catalog in zh.items():
+        for m in catalog:
+            texts = [*(m.id if isinstance(m.id, tuple) else (m.id,)),
+                     *(m.string if isinstance(m.string, tuple) else (m.string,))]
+            bad += [f"{domain}: {t}" for t in texts if t and "**" in t and unrendered_bold(t)]
+    assert bad == []
 
 
 def test_the_checker_sees_an_untranslated_string(tmp_path, monkeypatch):
