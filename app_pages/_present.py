@@ -108,6 +108,11 @@ def figure(fig):
         return fig
     size = (fig.layout.font.size or 14) * SCALE
     fig.update_layout(font_size=size, title_font_size=size * 1.15, hoverlabel_font_size=size)
+    legend = fig.layout.legend
+    if legend.orientation == "h" and legend.y is not None and legend.y < 0:
+        # a legend below the plot, placed at a share of its height, would cover the larger x-axis title: at the
+        # figure's foot instead, where the margin grows to hold it
+        fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom"))
     if one_square_map(fig.data):            # a square map as tall as a 720-px screen allows, its cells square
         fig.update_layout(height=MAP_HEIGHT, width=square_map_width(fig, MAP_HEIGHT, size))
         fig.update_yaxes(scaleanchor="x", constrain="domain")

@@ -39,6 +39,13 @@ def test_dark_figures_write_their_titles_in_the_light_ink():
     assert {a["font"]["color"] for a in spec["layout"]["annotations"]} == {_present.DARK["ink"]}     # H0, H1, …
 
 
+def test_a_legend_below_the_plot_moves_to_the_figures_foot_clear_of_the_larger_axis_title():
+    plain = plotly_chart(open_link("why_attention.py"), "why_growth")["layout"]["legend"]
+    shown = plotly_chart(open_link("why_attention.py", present="Light"), "why_growth")["layout"]["legend"]
+    assert plain["y"] < 0 and plain.get("yref", "paper") == "paper"        # a share of the plot's height below it
+    assert (shown["yref"], shown["y"], shown["yanchor"]) == ("container", 0, "bottom")
+
+
 def test_light_presents_without_dark_colours():
     at = open_link("masks.py", present="Light")
     assert HIDES_SIDEBAR in css(at) and _present.DARK["paper"] not in css(at)
