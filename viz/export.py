@@ -8,7 +8,9 @@ import json
 import numpy as np
 from PIL import Image
 
-from .grid import lut, palette_index
+from i18n import _
+
+from .grid import log_ticks, lut, palette_index, to_unit
 from .theme import WEIGHT_SCALE
 
 SVG_MAX_TOKENS = 160       # above this an SVG of N² rectangles gets too large; offer the PNG
@@ -71,8 +73,8 @@ def heatmap_png(matrix: np.ndarray, *, log: bool = False, scale: int | None = No
 
 def heatmap_svg(matrix: np.ndarray, *, q_labels, k_labels, title: str = "", log: bool = False,
                 cell: int = 16, colorscale: str = WEIGHT_SCALE) -> str:
-    """(Nq, Nk) weights -> a standalone SVG with token labels on both axes (every text escaped) and
-    each cell's exact weight as its tooltip. Raises ValueError above SVG_MAX_TOKENS."""
+    """(Nq, Nk) weights -> a standalone SVG with token labels on both axes (every text escaped), each cell's
+    exact weight as its tooltip and a colour bar (ticked by decade when log). Raises ValueError above SVG_MAX_TOKENS."""
     m = np.asarray(matrix, dtype=np.float32)
     nq, nk = m.shape
     if max(nq, nk) > SVG_MAX_TOKENS:
@@ -80,7 +82,8 @@ def heatmap_svg(matrix: np.ndarray, *, q_labels, k_labels, title: str = "", log:
     pal = lut(colorscale)
     idx = palette_index(m, log)
     left, top = 140, 150 + (24 if title else 0)
-    width, height = left + nk * cell + 20, top + nq * cell + 20
+    bar_x, bar_h = left + nk * cell + 24, max(nq * cell, 160)
+    width, height = bar_x + 90, top + max(nq * cell, bar_h) + 20
     esc = lambda s: html.escape(str(s), quote=True)  # noqa: E731
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'font-family="Helvetica, Arial, sans-serif" font-size="{max(8, cell - 5)}">',
@@ -97,5 +100,26 @@ def heatmap_svg(matrix: np.ndarray, *, q_labels, k_labels, title: str = "", log:
             r, g, b = pal[idx[i, j]]
             parts.append(f'<rect x="{left + j * cell}" y="{top + i * cell}" width="{cell}" height="{cell}" '
                          f'fill="#{r:02x}{g:02x}{b:02x}"><title>{EXACT % m[i, j]}</title></rect>')
+    parts += _colour_bar(bar_x, top, bar_h, log, pal)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _colour_bar(x: float, top: float, height: float, log: bool, pal: np.ndarray) -> list[str]:
+    """SVG elements of a vertical colour bar, weight 1 at the top: a gradient through the palette (a stop every
+    1/64 of the scale, each the colour a cell at that point of the scale gets) and ticks labelled by the weight
+    (each decade when log)."""
+    stops = [f'<stop offset="{1 - k / 64:.6f}" stop-color="#{r:02x}{g:02x}{b:02x}"/>'
+             for k in range(64, -1, -1) for r, g, b in [pal[int(np.rint(k / 64 * 254))]]]     # offsets rising
+    name = _("weight (log)") if log else _("weight")
+    parts = [f'<text x="{x}" y="{top - 10}" font-size="12">{html.escape(name)}</text>',
+             '<defs><linearGradient id="weight_bar" x1="0" y1="0" x2="0" y2="1">' + "".join(stops) +
+             '</linearGradient></defs>',
+             f'<rect x="{x}" y="{top}" width="14" height="{height}" fill="url(#weight_bar)"/>']
+    weights = [float(t) for t in log_ticks()["ticktext"]] if log else [0.0, 0.25, 0.5, 0.75, 1.0]
+    for w in weights:
+        y = top + (1 - float(to_unit(np.array([w]), log)[0])) * height
+        parts.append(f'<line x1="{x + 14}" x2="{x + 18}" y1="{y:.3f}" y2="{y:.3f}" stroke="#444"/>')
+        parts.append(f'<text class="tick" data-weight="{w:g}" x="{x + 21}" y="{y + 4:.3f}" font-size="11">'
+                     f'{w:g}</text>')
+    return parts

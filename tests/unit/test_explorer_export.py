@@ -49,6 +49,25 @@ def test_svg_is_valid_xml_with_escaped_tokens_one_rect_per_weight_and_exact_tool
     assert np.float32(rects[7].find(f"{ns}title").text) == weights[0, 0, 1, 2]
 
 
+@pytest.mark.parametrize("log, ticks", [(False, [0, 0.25, 0.5, 0.75, 1]), (True, [1e-4, 1e-3, 0.01, 0.1, 1])])
+def test_svg_colour_bar_gives_each_ticked_weight_the_colour_its_cell_has(log, ticks):
+    """Read off the bar as a reader does: the gradient's colour at each tick's height is the fill of a cell holding
+    that weight."""
+    m = np.array([ticks], dtype=np.float32)
+    root = ET.fromstring(export.heatmap_svg(m, q_labels=["q"], k_labels=[str(t) for t in ticks], log=log))
+    ns = "{http://www.w3.org/2000/svg}"
+    cells = {np.float32(r.find(f"{ns}title").text): r.get("fill") for r in root.iter(f"{ns}rect")
+             if r.find(f"{ns}title") is not None}
+    bar = next(r for r in root.iter(f"{ns}rect") if r.get("fill") == "url(#weight_bar)")
+    top, height = float(bar.get("y")), float(bar.get("height"))
+    stops = {round(float(s.get("offset")), 4): s.get("stop-color") for s in root.iter(f"{ns}stop")}
+    labels = [t for t in root.iter(f"{ns}text") if t.get("class") == "tick"]
+    assert [float(t.text) for t in labels] == pytest.approx(ticks)
+    for t in labels:
+        at = round((float(t.get("y")) - 4 - top) / height, 4)              # the tick's height on the bar
+        assert stops[at] == cells[np.float32(t.text)], t.text
+
+
 def test_svg_refuses_more_tokens_than_its_limit():
     n = export.SVG_MAX_TOKENS + 1
     with pytest.raises(ValueError, match="SVG export is limited"):
