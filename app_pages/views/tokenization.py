@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _url
+from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import md, visible
 from app_pages._state import keep_valid_choice
 from i18n import N_, _
@@ -88,8 +88,9 @@ def pieces_section(text: str, bpe):
     words = bpe_tok.group_words(enc)
     word_of = {p: w for w, word in enumerate(words) for p in word.pieces}
     raw = [token_bytes(bpe, i) for i in enc.ids]
-    st.markdown(chips([(visible(p), i, WORD_COLOURS[word_of.get(n, 0) % 2], False)
-                       for n, (p, i) in enumerate(zip(enc.pieces, enc.ids))]), unsafe_allow_html=True)
+    where = _present.main() or st                  # presenting: the pieces first, under the page's title
+    where.markdown(chips([(visible(p), i, WORD_COLOURS[word_of.get(n, 0) % 2], False)
+                          for n, (p, i) in enumerate(zip(enc.pieces, enc.ids))]), unsafe_allow_html=True)
     st.caption(_("Each chip: a BPE piece, then its id. ␣ is a space: a piece that starts a word carries the space "
                  "in front of it. Pieces of one word share a colour. A byte that is only part of a character "
                  "shows as <0xE7>."))
@@ -250,6 +251,7 @@ def lookup_section(text: str):
 
 def render():
     st.title(_("Tokenization"))
+    _present.slot()
     st.markdown(_("A Transformer never sees letters. A **tokenizer** cuts the text into tokens of a fixed "
                   "vocabulary V, each token becomes an id, and each id picks one column of the embedding matrix "
                   "Ωₑ. Whole words miss names and new forms; single characters make long sequences. Byte-level "

@@ -121,3 +121,15 @@ def _first(at, chart_key: str) -> str:
 def test_presenting_puts_each_pages_main_figure_above_its_controls(page, chart_key):
     # the usual page draws it below its inputs (checked on the explorer above); presenting, above every one
     assert _first(open_link(page, present="Light", predict="false"), chart_key) == "chart"
+
+
+def test_presenting_puts_the_tokenization_pages_pieces_above_its_text_box():
+    def first(at) -> str:
+        for node in _walk(at.main):
+            if node.type in INPUTS:
+                return "input"
+            if node.type == "markdown" and "<span" in node.proto.body and "walk" in node.proto.body:
+                return "pieces"
+        raise AssertionError("no pieces on the page")
+    assert first(open_link("tokenization.py", present="Light")) == "pieces"
+    assert first(open_link("tokenization.py")) == "input"
