@@ -303,11 +303,29 @@ def _draw_column(cv: _Canvas, col: Column, x0: float, x1: float, name: str) -> d
     return dict(at=at, out=state["below"], exit=max(state["y"], top), cx=cx, bx=(bx0, bx1))
 
 
-def plot_architecture(config: dict, *, title: str | None = None, links: dict | None = None) -> go.Figure:
+def _zoomed(cv: _Canvas, k: float) -> None:
+    """Every height and type size of the drawing ×k (y is in pixels; x, in percent of the width, stays)."""
+    for s in cv.shapes:
+        for key in ("y0", "y1"):
+            if key in s:
+                s[key] *= k
+        if s["type"] == "path":
+            s["path"] = re.sub(r"(-?[\d.]+),(-?[\d.]+)", lambda m: f"{m[1]},{float(m[2]) * k:g}", s["path"])
+    for n in cv.notes:
+        for key in ("y", "ay"):
+            if key in n and n[key] is not None:
+                n[key] *= k
+        if "font" in n:
+            n["font"] = {**n["font"], "size": n["font"]["size"] * k}
+
+
+def plot_architecture(config: dict, *, title: str | None = None, links: dict | None = None,
+                      zoom: float = 1.0) -> go.Figure:
     """The model of `config` as blocks and arrows, every block's name a link to the page that teaches it.
 
     config: ModelConfig.to_dict() (+ "sparse") or a ViT/Swin config. links: topic -> page path, over PAGES.
-    A config this module does not know gives a figure saying so. Text is HTML-escaped (title included)."""
+    zoom: the type and every height ×zoom (presenting). A config this module does not know gives a figure saying
+    so. Text is HTML-escaped (title included)."""
     pages = {**PAGES, **(links or {})}
     title = html.escape(title, quote=False) if title else None
     cols = columns(config)
@@ -334,6 +352,9 @@ def plot_architecture(config: dict, *, title: str | None = None, links: dict | N
                 xanchor="right", yanchor="bottom")
     else:
         cv.text(73, top - 10, _(LEGEND), name="legend", raw=True, xanchor="left", yanchor="top", align="left")
+    if zoom != 1.0:
+        _zoomed(cv, zoom)
+        top *= zoom
     return go.Figure(layout=layout(title, int(top) + (50 if title else 10), shapes=cv.shapes, annotations=cv.notes,
                                    dragmode=False, margin=dict(l=10, r=10, t=50 if title else 10, b=0), **axes,
                                    yaxis=dict(visible=False, range=[0, top], fixedrange=True)))

@@ -127,8 +127,9 @@ def render():
     links = {p[0].removesuffix(".py"): p for p in _pages.available()}
 
     if architecture_blocks(config):
-        _export.chart(plot_architecture(config), key="arch_diagram", main=True, config={"displayModeBar": False},
-                      name=(name, "architecture"),
+        zoom = _present.SCALE if _present.mode() else 1.0        # presenting: the boxes' type grows with the page's
+        _export.chart(plot_architecture(config, zoom=zoom), key="arch_diagram", main=True,
+                      config={"displayModeBar": False}, name=(name, "architecture"),
                       title=_("{name}: the architecture, drawn from its config").format(name=name),
                       caption=caption_line(name, kind_of(meta)))
         st.caption(_("Each blue name is a link to the page that teaches that block. Shapes on the arrows: T tokens "

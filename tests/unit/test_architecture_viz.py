@@ -172,3 +172,21 @@ def test_the_norms_drawn_are_the_norms_each_shipped_model_has(name):
         final = sum(b.key.endswith("final_norm") for b in col.after)
         assert sum(isinstance(m, nn.LayerNorm) for m in stack.modules()) == len(stack.layers) * per_layer + final
         assert isinstance(stack.final_norm, nn.LayerNorm) == bool(final)
+
+
+def test_zoom_scales_every_height_and_type_size_and_keeps_the_widths():
+    """Presenting zooms the drawing: boxes, arrows, lines and type ×1.6, each x where it was."""
+    plain_fig, big = plot_architecture(config(norm="pre")), plot_architecture(config(norm="pre"), zoom=1.6)
+    assert big.layout.height - 10 == pytest.approx((plain_fig.layout.height - 10) * 1.6, abs=1)
+    assert big.layout.yaxis.range[1] == pytest.approx(plain_fig.layout.yaxis.range[1] * 1.6)
+    for a, b in zip(plain_fig.layout.annotations, big.layout.annotations):
+        assert (b.x, b.ax) == (a.x, a.ax) and b.y == pytest.approx(a.y * 1.6)
+        assert b.ay is None and a.ay is None or b.ay == pytest.approx(a.ay * 1.6)
+        assert a.font.size is None or b.font.size == pytest.approx(a.font.size * 1.6)
+    for a, b in zip(plain_fig.layout.shapes, big.layout.shapes):
+        if a.type == "rect":
+            assert (b.x0, b.x1, b.y0, b.y1) == pytest.approx((a.x0, a.x1, a.y0 * 1.6, a.y1 * 1.6))
+        else:
+            pa = [float(v) for p in re.findall(r"[\d.-]+,[\d.-]+", a.path) for v in p.split(",")]
+            pb = [float(v) for p in re.findall(r"[\d.-]+,[\d.-]+", b.path) for v in p.split(",")]
+            assert pb[0::2] == pa[0::2] and pb[1::2] == pytest.approx([y * 1.6 for y in pa[1::2]], rel=1e-5)
