@@ -32,7 +32,8 @@ PAGES = [
         "curves, and which heads' attention moved.")),
     ("generation.py", N_("Decoder & generation"), ":material/edit_note:",
      N_("A GPT-style causal model: next-token probabilities, greedy, top-k and beam search with its tree, "
-     "and masked-LM fill-in for the encoder.")),
+     "masked-LM fill-in for the encoder, a sentence's probability by the chain rule, and copying from the "
+     "prompt.")),
     ("translation.py", N_("Translation"), ":material/translate:",
      N_("An encoder-decoder translating English to Chinese: cross-attention alignment, teacher forcing "
      "vs one token at a time.")),
