@@ -4,7 +4,8 @@ Streamlit's websocket protocol, added level by level (serve/ramp.py), then a rep
 first_view_cold_s: a headless Chromium's first navigation to the explorer (fresh context, nothing cached) on a
 class that has just started and answers its health check, until the first chart is drawn; `_unwarmed` the same
 on a replica started without the warm-up (as a plain `streamlit run`); `first_view_run_received_s` when the
-browser had the whole first run (the server's part); `first_view_plotly_baseline_s` a one-chart Streamlit page
+browser had the whole first run (the server's part); `first_view_title_s` when the page's title was drawn (what a
+student sees first); `first_view_plotly_baseline_s` a one-chart Streamlit page
 on the same machine at the same time (the frontend's and plotly.js's own cost). Loopback only; bounded in time."""
 import os
 import signal
@@ -49,10 +50,11 @@ def _cpu_s(pids) -> float:
     return sum(replicas.cpu_s(p) for p in pids)
 
 
-def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer") -> dict:
-    """Seconds from a fresh context's navigation to the explorer until its first chart is drawn (`s`), until the
-    browser had received the whole first run (Streamlit's script_finished: `run_received_s`), and the CPU seconds
-    Chromium and the replicas spent meanwhile (`browser_cpu_s`, `server_cpu_s`: what a quiet machine must do)."""
+def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer", titled: bool = True) -> dict:
+    """Seconds from a fresh context's navigation to the explorer until its first chart is drawn (`s`), until its
+    title is drawn (`title_s`, titled pages only), until the browser had received the whole first run (Streamlit's
+    script_finished: `run_received_s`), and the CPU seconds Chromium and the replicas spent meanwhile
+    (`browser_cpu_s`, `server_cpu_s`: what a quiet machine must do)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
     done: list[float] = []
@@ -72,10 +74,13 @@ def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer") -> 
         b0, s0 = _cpu_s(chromium), _cpu_s(server_pids)
         t0 = time.perf_counter()
         page.goto(f"{url}{path}")
+        if titled:
+            page.wait_for_selector("h1", timeout=120_000)
+        title = time.perf_counter() - t0 if titled else float("nan")     # the page is there: its title
         page.wait_for_selector(CHART, timeout=120_000)
         wall = time.perf_counter() - t0
         chromium = _descendants(os.getpid())
-        return {"s": wall, "run_received_s": done[0] if done else float("nan"),
+        return {"s": wall, "title_s": title, "run_received_s": done[0] if done else float("nan"),
                 "browser_cpu_s": _cpu_s(chromium) - b0, "server_cpu_s": _cpu_s(server_pids) - s0}
     finally:
         ctx.close()
@@ -89,7 +94,7 @@ def _baseline(browser, tmp: Path) -> dict:
     script.write_text("import plotly.graph_objects as go\nimport streamlit as st\n"
                       "st.plotly_chart(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))\n")
     with streamlit_server(tmp / "one_chart.log", script=script) as url:
-        view = first_view_s(browser, url, path="/")
+        view = first_view_s(browser, url, path="/", titled=False)
     return {"first_view_plotly_baseline_s": view["s"],
             "first_view_plotly_baseline_browser_cpu_s": view["browser_cpu_s"]}
 
