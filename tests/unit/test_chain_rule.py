@@ -28,7 +28,7 @@ def test_the_factors_sum_to_minus_the_training_loss_times_the_pieces(gpt):
         loss, n = general_gpt.loss_fn(model, ids)                      # mean over the n predicted pieces
     assert n == len(s.pieces) == len(s.log_probs)
     assert s.total == pytest.approx(-float(loss) * n, rel=1e-5)
-    assert s.perplexity == pytest.approx(float(np.exp(loss)), rel=1e-5)
+    assert s.perplexity == pytest.approx(float(np.exp(float(loss))), rel=1e-5)
     assert np.all(s.log_probs < 0) and not s.cut
 
 
