@@ -63,7 +63,7 @@ def chips(items, word_gap: bool = False) -> str:
                    f'<sub style="color:#666"> {html.escape(str(sub), quote=False)}</sub></span>')
     more = (' <span style="color:#666">' + _("… and {n:,} more").format(n=len(items) - CHIPS_MAX) + "</span>"
             if len(items) > CHIPS_MAX else "")
-    return '<div style="line-height:2.2">' + "".join(out) + more + "</div>"
+    return '<div style="line-height:2.2;margin-bottom:0.75rem">' + "".join(out) + more + "</div>"
 
 
 def _pick_example():
