@@ -100,7 +100,7 @@ def _baseline(browser, tmp: Path) -> dict:
 
 
 def _named(view: dict) -> dict:
-    """first_view_s's keys as the figures' names: s -> cold_s (the issue's first_view_cold_s)."""
+    """first_view_s's keys as the figures' names: s -> cold_s (first_view_cold_s and its kin)."""
     return {("cold_s" if k == "s" else k): v for k, v in view.items()}
 
 

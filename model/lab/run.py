@@ -22,7 +22,7 @@ from safetensors.torch import load_file, save_file
 from model import checkpoints
 from model.lab import lessons, scores, tasks
 from model.lab.lessons import Lesson, Settings
-from model.training.loop import lr_at
+from model.training.loop import lr_at, update
 
 PROGRESS_S = 0.5                 # a progress line at most this often
 STATE, CHECKPOINT = "state.json", "checkpoint.safetensors"
@@ -125,18 +125,12 @@ def train(lesson: Lesson, settings: Settings, folder: Path, *, resume: bool = Fa
     model.train()
     shown, start, first = time.perf_counter(), time.perf_counter(), state["step"]
     for step in range(state["step"], settings.steps):
-        for g in opt.param_groups:
-            g["lr"] = lr_at(step, settings.steps, settings.lr)
         inputs, targets = lessons.batch(lesson, settings, step, tok)
         pad = (inputs != 0)[:, None, None, :] if lesson.task == "pronoun" else None    # [PAD] is never a key
         logits = model(inputs, mask=pad)                                          # (B, T, V)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
                                ignore_index=tasks.IGNORE)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        losses.append(loss.item())
+        losses.append(update(opt, loss, lr_at(step, settings.steps, settings.lr)))
         done = step + 1
         if done % every == 0 or done == settings.steps:
             snap(done)

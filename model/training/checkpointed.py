@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import load_file, save_file
 
-from model.training.loop import Progress, lr_at
+from model.training.loop import Progress, lr_at, update
 from model.training.resumable import resume_requested
 
 
@@ -64,15 +64,8 @@ def fit(name: str, model, next_batch, loss_fn, steps: int, lr: float, weight_dec
     bar, history, saved = Progress(steps, name), [], time.perf_counter()
     model.train()
     for step in range(state["step"], steps):
-        for g in opt.param_groups:
-            g["lr"] = lr_at(step, steps, lr)
         loss, n = loss_fn(model, next_batch(step))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        if clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        opt.step()
-        history.append(loss.item())
+        history.append(update(opt, loss, lr_at(step, steps, lr), clip))
         bar.update(step + 1, history[-1], n, opt.param_groups[0]["lr"])
         if time.perf_counter() - saved > every_s or step + 1 == steps:
             state["step"] = step + 1

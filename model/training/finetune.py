@@ -19,7 +19,7 @@ from safetensors.torch import load_file, save_file
 
 from model.data.bpe import PAD
 from model.tasks.heads import HeadedEncoder, pad_batch
-from model.training.loop import Progress, lr_at, seed_everything
+from model.training.loop import Progress, lr_at, seed_everything, update
 from model.training.resumable import resume_requested
 
 
@@ -131,14 +131,7 @@ def train(model: HeadedEncoder, task: Task, r: dict, frozen: bool, folder: Path)
             model.encoder.eval()
         rng = np.random.default_rng([r["seed"], step])
         ids, targets = collate(task.kind, [task.train[i] for i in rng.integers(0, len(task.train), r["batch"])])
-        for g in opt.param_groups:
-            g["lr"] = lr_at(step, steps, lr)
-        loss = loss_of(model, ids, targets, frozen)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        losses.append(loss.item())
+        losses.append(update(opt, loss_of(model, ids, targets, frozen), lr_at(step, steps, lr)))
         bar.update(step + 1, losses[-1], int((ids != PAD).sum()), opt.param_groups[0]["lr"])
         if (step + 1) % r["eval_every"] == 0 or step + 1 == steps:
             state["curve"].append([step + 1, round(float(np.mean(losses)), 4),

@@ -23,6 +23,19 @@ def lr_at(step: int, total: int, lr: float, warmup: float = 0.06) -> float:
     return lr * 0.5 * (1 + math.cos(math.pi * (step - w) / max(1, total - w)))
 
 
+def update(opt, loss, lr: float, clip: float | None = 1.0) -> float:
+    """One optimizer step on `loss` at learning rate lr, its gradient clipped to total norm `clip` over the
+    optimizer's parameters (None or 0: not clipped). Returns the loss as a float."""
+    for g in opt.param_groups:
+        g["lr"] = lr
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    if clip:
+        torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], clip)
+    opt.step()
+    return loss.item()
+
+
 def schedule_step(step: int, steps: int, elapsed_s: float, time_budget_s: float | None) -> int:
     """Where the schedule stands: the step itself, or the share of the time budget spent (in steps) when
     that is further along. The learning rate so reaches zero when either the steps or the time run out,
@@ -74,15 +87,8 @@ def fit(model: torch.nn.Module, next_batch, loss_fn, steps: int, lr: float = 1e-
         at = schedule_step(step, steps, time.process_time() - t0, time_budget_s)
         if at >= steps:
             break
-        for g in opt.param_groups:
-            g["lr"] = lr_at(at, steps, lr)
         loss, n_tokens = loss_fn(model, next_batch(step))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        if clip:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        opt.step()
-        history.append(loss.item())
+        history.append(update(opt, loss, lr_at(at, steps, lr), clip))
         bar.update(step + 1, history[-1], n_tokens, opt.param_groups[0]["lr"])
     bar.close()
     model.eval()

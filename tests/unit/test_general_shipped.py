@@ -1,4 +1,4 @@
-"""Claims about the shipped general models (issue 16's bars): `python -m model.evaluate --json` on them prints
+"""Claims about the shipped general models (the bars they are held to): `python -m model.evaluate --json` on them prints
 the contract's keys, the decoder beats a bigram model by 10% on held-out real text, the encoder fills in
 masked pieces far above its baseline, a head attends to the previous token, no text gives [UNK]."""
 import json

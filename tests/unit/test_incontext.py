@@ -96,7 +96,7 @@ def test_evaluate_copy_accuracy_is_a_direct_count_on_heldout_prompts(shipped, fi
         right += int((guess[r, q] == p.ids[r, q + 1]).sum())
         total += len(q)
     assert figures["incontext_copy_acc"] == pytest.approx(right / total, abs=1e-4)
-    assert figures["incontext_copy_acc"] >= 0.8                         # the bar
+    assert figures["incontext_copy_acc"] >= 0.8                         # copies at least 4 in 5 held-out tokens
     assert meta["metrics"]["incontext_copy_acc"] == figures["incontext_copy_acc"]
     assert meta["retrain"] == f"python -m model.train {NAME}" and meta["lab"]["lesson"] == "induction"
 
