@@ -14,10 +14,12 @@ RUN apt-get update \
     && useradd --create-home --uid 10001 lab
 
 WORKDIR /app
+# ATTENTION_LAB_LIGHT_FIRST_VIEW: a session's first view draws images first, as `python -m serve` replicas do
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     OPENBLAS_NUM_THREADS=1 \
-    CHROMIUM=/usr/bin/chromium
+    CHROMIUM=/usr/bin/chromium \
+    ATTENTION_LAB_LIGHT_FIRST_VIEW=1
 
 # The pinned requirements first (a layer that changes rarely). For a CPU-only torch, give pip the index of
 # PyTorch's CPU wheels: docker build --build-arg PIP_EXTRA_INDEX_URL=<that index> .

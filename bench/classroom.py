@@ -2,23 +2,27 @@
 Streamlit's websocket protocol, added level by level (serve/ramp.py), then a replica killed under load.
 
 first_view_cold_s: a headless Chromium's first navigation to the explorer (fresh context, nothing cached) on a
-class that has just started and answers its health check, until the first chart is drawn; `_unwarmed` the same
-on a replica started without the warm-up (as a plain `streamlit run`); `first_view_run_received_s` when the
-browser had the whole first run (the server's part); `first_view_title_s` when the page's title was drawn (what a
-student sees first); `first_view_plotly_baseline_s` a one-chart Streamlit page
-on the same machine at the same time (the frontend's and plotly.js's own cost). Loopback only; bounded in time."""
+class that has just started and answers its health check, until the first figure is drawn (on a class's server
+an inline image: app_pages/_first_view.py); `first_view_interactive_s` until the first interactive chart is;
+`_unwarmed` the same on a replica started without the warm-up; `first_view_run_received_s` when the browser had
+the whole first run (the server's part); `first_view_title_s` when the page's title was drawn (what a student
+sees first). In the same minutes, on the same machine: `first_view_streamlit_baseline_s` a Streamlit page holding
+only a title (the frontend's own start), `first_view_plotly_baseline_s` one holding one Plotly chart (plus
+plotly.js). Loopback only; bounded in time."""
 import os
 import signal
 import tempfile
 import time
 from pathlib import Path
 
+from app_pages import _first_view
 from serve import local, ramp, replicas
 
 LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
 REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", local.default_replicas()))   # two per core
 QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
+FIGURE = f"img.{_first_view.IMAGE_CLASS}, {CHART}"      # an image of the light first view, or a chart
 
 
 def _free_block(n: int) -> int:
@@ -50,11 +54,13 @@ def _cpu_s(pids) -> float:
     return sum(replicas.cpu_s(p) for p in pids)
 
 
-def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer", titled: bool = True) -> dict:
-    """Seconds from a fresh context's navigation to the explorer until its first chart is drawn (`s`), until its
-    title is drawn (`title_s`, titled pages only), until the browser had received the whole first run (Streamlit's
-    script_finished: `run_received_s`), and the CPU seconds Chromium and the replicas spent meanwhile
-    (`browser_cpu_s`, `server_cpu_s`: what a quiet machine must do)."""
+def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer", titled: bool = True,
+                 figure: str | None = FIGURE) -> dict:
+    """Seconds from a fresh context's navigation to the explorer until its first figure is drawn (`s`; None: its
+    title), until its first chart is (`interactive_s`), until its title is (`title_s`, titled pages only), until
+    the browser had received the whole first run (Streamlit's script_finished: `run_received_s`), and the CPU
+    seconds Chromium and the replicas spent meanwhile (`browser_cpu_s`, `server_cpu_s`: what a quiet machine
+    must do)."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     ctx = browser.new_context(viewport={"width": 1440, "height": 1000})
     done: list[float] = []
@@ -77,26 +83,36 @@ def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer", tit
         if titled:
             page.wait_for_selector("h1", timeout=120_000)
         title = time.perf_counter() - t0 if titled else float("nan")     # the page is there: its title
-        page.wait_for_selector(CHART, timeout=120_000)
-        wall = time.perf_counter() - t0
+        if figure:
+            page.wait_for_selector(figure, timeout=120_000)
+        first = time.perf_counter() - t0
+        if figure:
+            page.wait_for_selector(CHART, timeout=120_000)
+        interactive = time.perf_counter() - t0 if figure else float("nan")
         chromium = _descendants(os.getpid())
-        return {"s": wall, "title_s": title, "run_received_s": done[0] if done else float("nan"),
+        return {"s": first, "interactive_s": interactive, "title_s": title,
+                "run_received_s": done[0] if done else float("nan"),
                 "browser_cpu_s": _cpu_s(chromium) - b0, "server_cpu_s": _cpu_s(server_pids) - s0}
     finally:
         ctx.close()
 
 
 def _baseline(browser, tmp: Path) -> dict:
-    """The same measure on a Streamlit page holding one two-point Plotly chart: what Streamlit's frontend and
-    plotly.js cost this machine now, whatever the app does."""
+    """The same measure on a Streamlit page holding only a title, and on one holding one two-point Plotly chart:
+    what Streamlit's frontend, then plotly.js, cost this machine now, whatever the app does."""
     from tests.browser.server import streamlit_server
-    script = tmp / "one_chart.py"
-    script.write_text("import plotly.graph_objects as go\nimport streamlit as st\n"
-                      "st.plotly_chart(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))\n")
-    with streamlit_server(tmp / "one_chart.log", script=script) as url:
-        view = first_view_s(browser, url, path="/", titled=False)
-    return {"first_view_plotly_baseline_s": view["s"],
-            "first_view_plotly_baseline_browser_cpu_s": view["browser_cpu_s"]}
+    out = {}
+    pages = {"streamlit": ("import streamlit as st\nst.title('Attention Lab')\n", True, None),
+             "plotly": ("import plotly.graph_objects as go\nimport streamlit as st\n"
+                        "st.plotly_chart(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))\n", False, CHART)}
+    for name, (code, titled, figure) in pages.items():
+        script = tmp / f"{name}_baseline.py"
+        script.write_text(code)
+        with streamlit_server(tmp / f"{name}_baseline.log", script=script) as url:
+            view = first_view_s(browser, url, path="/", titled=titled, figure=figure)
+        out[f"first_view_{name}_baseline_s"] = view["s"]
+        out[f"first_view_{name}_baseline_browser_cpu_s"] = view["browser_cpu_s"]
+    return out
 
 
 def _named(view: dict) -> dict:

@@ -78,6 +78,7 @@ class Student:
         self.interval = interval
         self.text, self.head = sentence(self.rng, self.marker), 0
         self.cookie = ""
+        self.last: list = []                      # the messages of the last rerun
         self.thread = threading.Thread(target=self.live, name=f"student-{idx}", daemon=True)
 
     @property
@@ -136,13 +137,33 @@ class Student:
         t = self.now()
         t1 = time.perf_counter()
         msgs = fn()
+        self.last = msgs
         return self._check(msgs, kind, t, (time.perf_counter() - t1) * 1e3)
+
+    def _open(self, session, kind: str) -> bool:
+        """Open the explorer from the link (the view is back when this returns True)."""
+        return self._timed(kind, lambda: session.run("explorer", self.query()))
+
+    def _interactive(self, session) -> bool:
+        """When the view just opened asks for its timed rerun (the interactive charts after a class's light first
+        view, app_pages/_first_view.py), wait and rerun, as the browser does. False: the socket closed."""
+        wait = wire.auto_rerun_s(self.last)
+        if wait is None:
+            return True
+        if not self._idle(session, wait):
+            return False
+        self._timed("interactive", lambda: session.run("explorer", self.query()))
+        return True
 
     def live(self) -> None:
         session = None
         try:
             session = self._connect()
-            self._timed("open", lambda: session.run("explorer", self.query()))
+            self._open(session, "open")
+            if not self._interactive(session):
+                session = self._reconnect(session)
+                if session is None:
+                    return
             while not self.stop.is_set():
                 if not self._idle(session, self.rng.uniform(*self.interval)):
                     session = self._reconnect(session)
@@ -206,13 +227,13 @@ class Student:
             except (ConnectionClosed, OSError, ConnectionError, TimeoutError):
                 time.sleep(0.25)
         try:
-            if session is not None and self._timed("reconnect", lambda: session.run("explorer", self.query())):
+            if session is not None and self._open(session, "reconnect"):
                 took = self.now() - lost
                 self.tally.add("restored", (self.idx, self.now()))
                 if took > FAILOVER_MAX_S:
                     self.tally.add("errors", f"student {self.idx} ({where}): view back {took:.1f} s after losing "
                                              f"its socket, more than {FAILOVER_MAX_S} s")
-                return session
+                return session if self._interactive(session) else self._reconnect(session)
         except (ConnectionClosed, OSError, TimeoutError) as e:
             self.tally.add("errors", f"student {self.idx} ({where}): reconnected, then {type(e).__name__}")
             return None

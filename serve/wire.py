@@ -140,6 +140,11 @@ def elements(msgs: list[ForwardMsg], kind: str) -> list:
             if m.WhichOneof("type") == "delta" and m.delta.new_element.WhichOneof("type") == kind]
 
 
+def auto_rerun_s(msgs: list[ForwardMsg]) -> float | None:
+    """The interval of a timed rerun the run asked the browser for (a fragment's run_every), or None."""
+    return next((m.auto_rerun.interval for m in msgs if m.WhichOneof("type") == "auto_rerun"), None)
+
+
 def texts(msgs: list[ForwardMsg], kind: str = "alert") -> list[str]:
     """The bodies of the elements of one kind ("alert": st.info/warning/error; "markdown")."""
     return [e.body for e in elements(msgs, kind)]

@@ -6,7 +6,7 @@ import html
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _present, _resources, _runs, _state, _url
+from app_pages import _export, _first_view, _present, _resources, _runs, _state, _url
 from app_pages.views import explorer_ablation, explorer_norms, explorer_qk, explorer_summaries, explorer_why
 from app_pages.views.explorer_view import View
 from i18n import N_, _, ngettext
@@ -59,6 +59,14 @@ def token_chips(tokens, ids, unknown) -> str:
                      f'margin:2px;display:inline-block;background:#f7fbff">{html.escape(t)}'
                      f'<sub style="color:#666"> {i}·{k}</sub></span>')
     return '<div style="line-height:2.1">' + "".join(chips) + "</div>"
+
+
+def _zoom_image(zoom, q_labels, k_labels, title: str, log: bool) -> str:
+    """The zoomed head as a data: URL for a class's first view: the labelled SVG, or the PNG when too large."""
+    if max(zoom.shape) <= export.SVG_MAX_TOKENS:
+        return _first_view.svg_src(export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels, title=title,
+                                                      log=log))
+    return _first_view.png_src(export.heatmap_png(zoom, log=log))
 
 
 def caption(name: str, text: str, where: str | None = None) -> str:
@@ -149,12 +157,17 @@ def render():
                   + (f"<br>{', '.join(_(x) for x in labels[lay][h])}" if labels[lay][h] else "")
                   for h in range(H)] for lay in range(L)]
 
+    visit = _first_view.count("explorer")       # on a class's server the first visit draws images (_first_view)
     left, right = st.columns([1, 1])
     with left:
         st.subheader(_("All heads"))
         grid_fig, grid_img = grid.plot_grid(weights, log=log, picked=(layer, head), cell_text=cell_text)
-        _export.chart(grid_fig, key="explorer_grid", on_select=_pick_cell, selection_mode="points", width="stretch",
-                      name=(name, "all_heads"), title=_("All heads"), caption=caption(name, text))
+        _first_view.figure(
+            "explorer-grid", visit, lambda: _first_view.png_src(grid_img.png),
+            _("All heads: {layers} layers × {heads} heads").format(layers=L, heads=H),
+            lambda: _export.chart(grid_fig, key="explorer_grid", on_select=_pick_cell, selection_mode="points",
+                                  width="stretch", name=(name, "all_heads"), title=_("All heads"),
+                                  caption=caption(name, text)))
         size = dict(layers=L, heads=H, px=grid_img.cell, kb=len(grid_img.png) / 1024)
         st.caption(_("One image of {layers}×{heads} maps, {px} px each ({kb:,.0f} KB, averaged over blocks of "
                      "tokens to fit the screen). Click a map to zoom it.").format(**size) if grid_img.cell < N else
@@ -179,11 +192,13 @@ def render():
         if len(q_labels):
             fig = grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log)
             fig, clicks = explorer_why.clickable_zoom(view, fig, zoom, shown_rows, q_labels, k_labels)
-            _export.chart(fig, key="explorer_zoom", width="stretch", name=(name, file_label(layer, head), "attention"),
-                          **clicks,
-                          title=(_("{head} attention, special tokens hidden") if hide else _("{head} attention"))
-                          .format(head=head_label(layer, head)),
-                          caption=caption(name, text, head_label(layer, head)))
+            zoom_title = (_("{head} attention, special tokens hidden") if hide else _("{head} attention")).format(
+                head=head_label(layer, head))
+            _first_view.figure(
+                "explorer-zoom", visit, lambda: _zoom_image(zoom, q_labels, k_labels, zoom_title, log), zoom_title,
+                lambda: _export.chart(fig, key="explorer_zoom", width="stretch",
+                                      name=(name, file_label(layer, head), "attention"), **clicks, title=zoom_title,
+                                      caption=caption(name, text, head_label(layer, head))))
         if N > 128 and not log:
             st.caption(_("Over {n} keys a row's weights are small (uniform would be {uniform:.4f}), so a linear "
                          "scale looks pale: turn on **Log colour**, or zoom in with the chart's tools.").format(
@@ -198,6 +213,10 @@ def render():
     _url.stale_link("explorer_tab", tabs, _("the tab"), tabs[0])
     lines_tab, stats_tab, rollout_tab, *inside, export_tab = st.tabs(tabs, key="explorer_tab", on_change="rerun",
                                                                     bind=BIND)
+    if _first_view.light(visit):          # a class's first view: the tabs' charts come with the interactive rerun
+        next(t for t in (lines_tab, stats_tab, rollout_tab, *inside, export_tab) if t.open).caption(
+            _("Drawing the interactive charts…"))
+        return _first_view.upgrade_soon(visit)
     for label, tab in zip(TABS[3:-1], inside):
         if tab.open:
             with tab:

@@ -23,10 +23,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(log_path: Path, script: str | Path = "app.py"):
+def streamlit_server(log_path: Path, script: str | Path = "app.py", env: dict | None = None):
     """Start the app (or another script, run from the repository root so .streamlit/config.toml applies) bound
     to 127.0.0.1, wait for /_stcore/health, yield its URL, stop it after. Its stdout and stderr go to
-    log_path (model loads are logged there)."""
+    log_path (model loads are logged there); `env`: variables set for the server on top of this process's."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing: apt-get install -y chromium")
     port = free_port()
@@ -34,7 +34,8 @@ def streamlit_server(log_path: Path, script: str | Path = "app.py"):
            f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none"]
     with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, **(env or {})})
         url = f"http://127.0.0.1:{port}"
         try:
             for _ in range(300):

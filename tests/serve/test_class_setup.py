@@ -38,6 +38,16 @@ def test_the_websocket_reaches_the_replica_its_cookie_names(klass):
     assert now[first] == before[first] + 1 and sum(now.values()) == sum(before.values()) + 1
 
 
+def test_a_students_first_view_is_light_then_interactive(klass):
+    with wire.session(klass.url, timeout=60) as s:
+        first = s.run("explorer")
+        second = s.run("explorer")                             # the rerun the first view asks for
+    assert not wire.elements(first, "exception") and not wire.elements(second, "exception")
+    assert wire.elements(first, "plotly_chart") == []           # no plotly.js before the first picture
+    assert sum('class="first-view"' in h.body for h in wire.elements(first, "html")) == 2   # grid and zoomed head
+    assert len(wire.elements(second, "plotly_chart")) >= 3
+
+
 def _put(url: str, length: int, body: bytes | None = None, chunked: bool = False, method: str = "PUT",
          path: str = "/_stcore/upload_file/not-a-session/not-a-file") -> tuple[int, bytes]:
     """A request to an upload route (a file id the server never issued): headers, then `body` (or nothing)."""
