@@ -214,8 +214,9 @@ def render():
     lines_tab, stats_tab, rollout_tab, *inside, export_tab = st.tabs(tabs, key="explorer_tab", on_change="rerun",
                                                                     bind=BIND)
     if _first_view.light(visit):          # a class's first view: the tabs' charts come with the interactive rerun
-        next(t for t in (lines_tab, stats_tab, rollout_tab, *inside, export_tab) if t.open).caption(
-            _("Drawing the interactive charts…"))
+        for tab in (lines_tab, stats_tab, rollout_tab, *inside, export_tab):
+            if tab.open:
+                tab.caption(_("Drawing the interactive charts…"))
         return _first_view.upgrade_soon(visit)
     for label, tab in zip(TABS[3:-1], inside):
         if tab.open:
