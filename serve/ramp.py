@@ -87,7 +87,7 @@ def run(url: str, pids, levels=(10, 25, 50, 75, 100), hold_s: float = 40, interv
             time.sleep(hold_s)
             t_b, cpu_b = time.perf_counter() - t0, _cpu_s(pids())
             lat = _latencies(tally, t_a, t_b)
-            all_runs = _latencies(tally, t_a, t_b, kinds=("open", "text", "head", "reconnect"))
+            all_runs = _latencies(tally, t_a, t_b, kinds=("open", "interactive", "text", "head", "reconnect"))
             rss = _rss(pids())
             per_replica = {}
             for s in students:

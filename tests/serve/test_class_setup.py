@@ -19,7 +19,7 @@ def _replica_of(headers) -> str | None:
 
 def test_students_stick_to_one_replica_and_see_only_their_own_words(klass):
     pids = lambda: {r.name: r.pid for r in local.load(klass.dir).replicas}     # noqa: E731
-    out = ramp.run(klass.url, pids, levels=(4,), hold_s=3, interval=(0.2, 0.6), warmup_students=0, spawn_gap_s=0.05)
+    out = ramp.run(klass.url, pids, levels=(4,), hold_s=8, interval=(0.2, 0.6), warmup_students=0, spawn_gap_s=0.05)
     assert out["errors"] == 0 and out["crosstalk"] == 0, out["error_examples"] + out["crosstalk_examples"]
     assert out["disconnects"] == 0
     assert out["reruns"] >= 4, out["levels"]
