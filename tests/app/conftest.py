@@ -1,14 +1,35 @@
 """AppTest helpers: every page test starts from app.py (so the sidebar runs) and switches page; charts
 are read back from the Plotly specs the page sent."""
 import base64
+import contextlib
 import json
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.contextmanager
+def only_text_model(folder: Path, name: str, text: str, **config):
+    """A random text model (tests.conftest.save_random_text_model) saved in `folder`, which stands for assets/
+    while the block runs, so the pages find it as the only text model; the explorer's cached runs are cleared
+    before and after (they are process-wide). Yields (model, tokenizer)."""
+    from app_pages import _runs
+    from model import checkpoints
+    from tests.conftest import save_random_text_model
+    model, tok = save_random_text_model(folder, name, text, **config)
+    with mock.patch.object(checkpoints, "ASSETS", folder):
+        _runs.explorer_run.clear()
+        _runs.explorer_word_weights.clear()
+        try:
+            yield model, tok
+        finally:
+            _runs.explorer_run.clear()
+            _runs.explorer_word_weights.clear()
 
 
 def open_page(page: str | None = None, timeout: float = 60) -> AppTest:

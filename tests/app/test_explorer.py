@@ -6,7 +6,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from app_pages import _resources, _runs
+from app_pages import _resources
 from labels import head_label
 from model import checkpoints
 from model.analysis import attention_views as analysis
@@ -14,10 +14,9 @@ from model.analysis import head_stats
 from model.data import text_input
 from model.tasks.attention_run import run_text
 from model.tasks.word_attention import word_attention
-from tests.app.conftest import open_page
+from tests.app.conftest import only_text_model, open_page
 from tests.app.conftest import plotly_array as values
 from tests.app.conftest import plotly_chart as chart
-from tests.conftest import save_random_text_model
 
 PAGE = "explorer.py"
 SHIPPED = checkpoints.ASSETS
@@ -34,15 +33,9 @@ def zoom_matrix(at) -> np.ndarray:
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     """(model, tokenizer) of a 2-layer, 4-head random encoder that the page finds as the only text model."""
-    folder = tmp_path_factory.mktemp("assets")
-    model, tok = save_random_text_model(folder, TINY, PARAGRAPH, seed=5, d_model=32, n_heads=4, n_layers=2,
-                                        d_ff=64, max_len=48)
-    with mock.patch.object(checkpoints, "ASSETS", folder):
-        _runs.explorer_run.clear()
-        _runs.explorer_word_weights.clear()
-        yield model, tok
-    _runs.explorer_run.clear()
-    _runs.explorer_word_weights.clear()
+    with only_text_model(tmp_path_factory.mktemp("assets"), TINY, PARAGRAPH, seed=5, d_model=32, n_heads=4,
+                         n_layers=2, d_ff=64, max_len=48) as model_tok:
+        yield model_tok
 
 
 @pytest.fixture

@@ -1,18 +1,14 @@
 """The explorer on a subword model: any text reads with no [UNK], and a switch shows whole words (attention to
 a word summed over its pieces, from a word averaged over its pieces) or the pieces themselves."""
-from unittest import mock
 
 import numpy as np
 import pytest
 
-from app_pages import _runs
-from model import checkpoints
 from model.tasks.attention_run import run_text
 from model.tasks.word_attention import word_attention
-from tests.app.conftest import open_page
+from tests.app.conftest import only_text_model, open_page
 from tests.app.conftest import plotly_array as values
 from tests.app.conftest import plotly_chart as chart
-from tests.conftest import save_random_text_model
 
 TINY = "explorer_bpe_tiny_test"
 TEXT = "Schmidhuber's vegetarian restaurant refused the sandwich because it was salty. 我有一只猫"
@@ -20,15 +16,9 @@ TEXT = "Schmidhuber's vegetarian restaurant refused the sandwich because it was 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("assets")
-    model, tok = save_random_text_model(folder, TINY, "", seed=2, tokenizer="bpe", d_model=16, n_heads=2,
-                                        n_layers=2, d_ff=32, max_len=64)
-    with mock.patch.object(checkpoints, "ASSETS", folder):
-        _runs.explorer_run.clear()
-        _runs.explorer_word_weights.clear()
-        yield model, tok
-    _runs.explorer_run.clear()
-    _runs.explorer_word_weights.clear()
+    with only_text_model(tmp_path_factory.mktemp("assets"), TINY, "", seed=2, tokenizer="bpe", d_model=16,
+                         n_heads=2, n_layers=2, d_ff=32, max_len=64) as model_tok:
+        yield model_tok
 
 
 def _zoom(at):

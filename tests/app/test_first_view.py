@@ -3,19 +3,17 @@ a session's first run draws no Plotly chart, only inline images of the same pict
 interactive charts with the images kept under them; later runs the charts alone. Without the setting (plain
 `streamlit run`) the first run has the charts. Runs on a tiny random encoder in a temporary assets folder."""
 import base64
+import io
 import re
-from unittest import mock
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from app_pages import _first_view, _runs
-from model import checkpoints
+from app_pages import _first_view
 from model.tasks.attention_run import run_text
-from tests.app.conftest import open_page
+from tests.app.conftest import only_text_model, open_page
 from tests.app.conftest import plotly_chart as chart
-from tests.conftest import save_random_text_model
 from viz import grid
 
 TINY = "first_view_tiny_test"       # a name no shipped model uses, so process-wide caches cannot mix them up
@@ -24,15 +22,9 @@ TEXT = "The restaurant refused to serve me a ham sandwich because it only cooks 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("assets")
-    model, tok = save_random_text_model(folder, TINY, TEXT, seed=7, d_model=32, n_heads=2, n_layers=3, d_ff=64,
-                                        max_len=48)
-    with mock.patch.object(checkpoints, "ASSETS", folder):
-        _runs.explorer_run.clear()
-        _runs.explorer_word_weights.clear()
-        yield model, tok
-    _runs.explorer_run.clear()
-    _runs.explorer_word_weights.clear()
+    with only_text_model(tmp_path_factory.mktemp("assets"), TINY, TEXT, seed=7, d_model=32, n_heads=2, n_layers=3,
+                         d_ff=64, max_len=48) as model_tok:
+        yield model_tok
 
 
 def images(at) -> dict[str, str]:
@@ -49,7 +41,6 @@ def charts(at) -> list[str]:
 
 
 def png(src: str) -> np.ndarray:
-    import io
     assert src.startswith("data:image/png;base64,")
     return np.asarray(Image.open(io.BytesIO(base64.b64decode(src.split(",", 1)[1]))).convert("RGB"))
 
