@@ -12,6 +12,7 @@ Why each setting:
 - `timeout tunnel`: an open websocket may stay quiet for an hour (Streamlit pings every 30 s);
 - the limits of serve/limits.py: upload size and rate (issue 18, item 8), request line and headers."""
 import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,3 +135,13 @@ def set_state(sock: Path, name: str, state: str) -> None:
     answer = command(sock, f"set server {BACKEND}/{name} state {state}").strip()
     if answer:
         raise RuntimeError(f"haproxy refused 'set server {name} state {state}': {answer}")
+
+
+def wait_up(sock: Path, name: str, timeout: float = 30) -> None:
+    """Until HAProxy's own health checks see the replica UP (a replica put back after a restart is UP only once a
+    check after the restart passed: until then it may read "UP 1/2", one check failed while it restarted)."""
+    deadline = time.monotonic() + timeout
+    while (status := servers(sock).get(name, {}).get("status")) != "UP":
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"haproxy does not see {name} up after {timeout:g} s (status {status})")
+        time.sleep(0.2)

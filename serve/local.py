@@ -218,8 +218,9 @@ def ready(name: str, state_dir: Path = STATE_DIR) -> None:
 
 def restart(name: str, state_dir: Path = STATE_DIR, wait: float = 0, warm_pages=replicas.WARM_PAGES) -> ReplicaState:
     """Drain the replica, wait up to `wait` s for its students to leave, take it out of the balancer, restart
-    it, warm it and put it back. The other replicas and their sessions are not touched; students still on this
-    one lose their websocket and reconnect through the balancer to another replica, their view in the link."""
+    it, warm it and put it back (returns once HAProxy's own checks see it up). The other replicas and their
+    sessions are not touched; students still on this one lose their websocket and reconnect through the balancer
+    to another replica, their view in the link."""
     state = _required(state_dir)
     r = state.replica(name)
     balancer.set_state(state.sock, name, "drain")
@@ -236,6 +237,7 @@ def restart(name: str, state_dir: Path = STATE_DIR, wait: float = 0, warm_pages=
     if errors:
         raise RuntimeError("\n".join(errors))
     balancer.set_state(state.sock, name, "ready")
+    balancer.wait_up(state.sock, name)               # back when the balancer's checks send students to it again
     return new
 
 
