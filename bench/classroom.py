@@ -83,12 +83,14 @@ def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer", tit
         if titled:
             page.wait_for_selector("h1", timeout=120_000)
         title = time.perf_counter() - t0 if titled else float("nan")     # the page is there: its title
+        interactive = float("nan")
         if figure:
             page.wait_for_selector(figure, timeout=120_000)
-        first = time.perf_counter() - t0
-        if figure:
+            first = time.perf_counter() - t0
             page.wait_for_selector(CHART, timeout=120_000)
-        interactive = time.perf_counter() - t0 if figure else float("nan")
+            interactive = time.perf_counter() - t0
+        else:
+            first = title
         chromium = _descendants(os.getpid())
         return {"s": first, "interactive_s": interactive, "title_s": title,
                 "run_received_s": done[0] if done else float("nan"),

@@ -78,7 +78,6 @@ class Student:
         self.interval = interval
         self.text, self.head = sentence(self.rng, self.marker), 0
         self.cookie = ""
-        self.last: list = []                      # the messages of the last rerun
         self.thread = threading.Thread(target=self.live, name=f"student-{idx}", daemon=True)
 
     @property
@@ -134,20 +133,21 @@ class Student:
         return True
 
     def _timed(self, kind: str, fn):
+        """Run fn (a rerun), time and check it: its messages when it showed this student's view, else None."""
         t = self.now()
         t1 = time.perf_counter()
         msgs = fn()
-        self.last = msgs
-        return self._check(msgs, kind, t, (time.perf_counter() - t1) * 1e3)
+        return msgs if self._check(msgs, kind, t, (time.perf_counter() - t1) * 1e3) else None
 
-    def _open(self, session, kind: str) -> bool:
-        """Open the explorer from the link (the view is back when this returns True)."""
+    def _open(self, session, kind: str):
+        """Open the explorer from the link: its messages when the view is back, else None."""
         return self._timed(kind, lambda: session.run("explorer", self.query()))
 
-    def _interactive(self, session) -> bool:
-        """When the view just opened asks for its timed rerun (the interactive charts after a class's light first
-        view, app_pages/_first_view.py), wait and rerun, as the browser does. False: the socket closed."""
-        wait = wire.auto_rerun_s(self.last)
+    def _interactive(self, session, opened) -> bool:
+        """When the view just opened (its messages) asks for its timed rerun (the interactive charts after a
+        class's light first view, app_pages/_first_view.py), wait and rerun, as the browser does. False: the socket
+        closed."""
+        wait = wire.auto_rerun_s(opened or [])
         if wait is None:
             return True
         if not self._idle(session, wait):
@@ -159,8 +159,7 @@ class Student:
         session = None
         try:
             session = self._connect()
-            self._open(session, "open")
-            if not self._interactive(session):
+            if not self._interactive(session, self._open(session, "open")):
                 session = self._reconnect(session)
                 if session is None:
                     return
@@ -227,13 +226,14 @@ class Student:
             except (ConnectionClosed, OSError, ConnectionError, TimeoutError):
                 time.sleep(0.25)
         try:
-            if session is not None and self._open(session, "reconnect"):
+            opened = self._open(session, "reconnect") if session is not None else None
+            if opened:
                 took = self.now() - lost
                 self.tally.add("restored", (self.idx, self.now()))
                 if took > FAILOVER_MAX_S:
                     self.tally.add("errors", f"student {self.idx} ({where}): view back {took:.1f} s after losing "
                                              f"its socket, more than {FAILOVER_MAX_S} s")
-                return session if self._interactive(session) else self._reconnect(session)
+                return session if self._interactive(session, opened) else self._reconnect(session)
         except (ConnectionClosed, OSError, TimeoutError) as e:
             self.tally.add("errors", f"student {self.idx} ({where}): reconnected, then {type(e).__name__}")
             return None

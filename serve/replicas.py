@@ -17,7 +17,6 @@ from serve import wire
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_PAGES = ("", "explorer")      # home, then the explorer with its default text: the views a link opens first
-LIGHT_FIRST_VIEW = LIGHT_ENV       # set for every replica: a session's first view draws images first
 
 
 def command(port: int, host: str = "127.0.0.1") -> list[str]:
@@ -27,7 +26,7 @@ def command(port: int, host: str = "127.0.0.1") -> list[str]:
 
 def start(port: int, log: Path, cookie_secret: str, host: str = "127.0.0.1") -> int:
     """Start a replica in its own process group (it outlives this command); returns its pid."""
-    env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=cookie_secret, **{LIGHT_FIRST_VIEW: "1"})
+    env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=cookie_secret, **{LIGHT_ENV: "1"})   # a light first view
     with open(log, "ab") as out:
         proc = subprocess.Popen(command(port, host), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=env, start_new_session=True)

@@ -96,6 +96,11 @@ class GridImage:
     width: int
     height: int
 
+    @property
+    def src(self) -> str:
+        """The PNG as a data: URL (what the figure's image trace and a page's inline image show)."""
+        return "data:image/png;base64," + base64.b64encode(self.png).decode()
+
 
 def grid_image(weights: np.ndarray, *, log: bool = False, cell: int | None = None, gap: int = 3,
                colorscale: str = WEIGHT_SCALE) -> GridImage:
@@ -143,7 +148,7 @@ def plot_grid(weights: np.ndarray, *, log: bool = False, picked: tuple[int, int]
     """
     L, H = weights.shape[:2]
     g = grid_image(weights, log=log, colorscale=colorscale)
-    src = "data:image/png;base64," + base64.b64encode(g.png).decode()
+    src = g.src
     step = g.cell + g.gap
     centres = (np.arange(max(L, H)) * step + g.cell / 2)
     layer_idx, head_idx = np.divmod(np.arange(L * H), H)

@@ -163,7 +163,7 @@ def render():
         st.subheader(_("All heads"))
         grid_fig, grid_img = grid.plot_grid(weights, log=log, picked=(layer, head), cell_text=cell_text)
         _first_view.figure(
-            "explorer-grid", visit, lambda: _first_view.png_src(grid_img.png),
+            "explorer-grid", visit, lambda: grid_img.src,
             _("All heads: {layers} layers × {heads} heads").format(layers=L, heads=H),
             lambda: _export.chart(grid_fig, key="explorer_grid", on_select=_pick_cell, selection_mode="points",
                                   width="stretch", name=(name, "all_heads"), title=_("All heads"),
@@ -190,15 +190,17 @@ def render():
                           "tokens still shown (on average {removed:.1%} of the weight went to hidden tokens), so "
                           "rows sum to 1.").format(removed=removed))
         if len(q_labels):
-            fig = grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log)
-            fig, clicks = explorer_why.clickable_zoom(view, fig, zoom, shown_rows, q_labels, k_labels)
             zoom_title = (_("{head} attention, special tokens hidden") if hide else _("{head} attention")).format(
                 head=head_label(layer, head))
-            _first_view.figure(
-                "explorer-zoom", visit, lambda: _zoom_image(zoom, q_labels, k_labels, zoom_title, log), zoom_title,
-                lambda: _export.chart(fig, key="explorer_zoom", width="stretch",
-                                      name=(name, file_label(layer, head), "attention"), **clicks, title=zoom_title,
-                                      caption=caption(name, text, head_label(layer, head))))
+
+            def zoom_chart():
+                fig = grid.plot_zoom(zoom, q_labels=q_labels, k_labels=k_labels, log=log)
+                fig, clicks = explorer_why.clickable_zoom(view, fig, zoom, shown_rows, q_labels, k_labels)
+                _export.chart(fig, key="explorer_zoom", width="stretch", name=(name, file_label(layer, head),
+                                                                               "attention"),
+                              **clicks, title=zoom_title, caption=caption(name, text, head_label(layer, head)))
+            _first_view.figure("explorer-zoom", visit, lambda: _zoom_image(zoom, q_labels, k_labels, zoom_title, log),
+                               zoom_title, zoom_chart)
         if N > 128 and not log:
             st.caption(_("Over {n} keys a row's weights are small (uniform would be {uniform:.4f}), so a linear "
                          "scale looks pale: turn on **Log colour**, or zoom in with the chart's tools.").format(
