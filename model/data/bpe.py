@@ -100,10 +100,16 @@ class Word:
     pieces: tuple[int, ...]
 
 
-def group_words(enc: Encoding) -> list[Word]:
+def is_special(i: int) -> bool:
+    """Whether id i is one of SPECIALS."""
+    return i < len(SPECIALS)
+
+
+def group_words(enc: Encoding, special=is_special) -> list[Word]:
     """Pieces grouped into words (Clark et al. 2019 average or sum attention over them). Words are found in the
     text (see _WORD); a piece belongs to the words its non-space characters touch, and words sharing a piece
-    merge. A special token is a word of its own; a piece holding only whitespace belongs to no word."""
+    merge. A special token (special(id), touching no word) is a word of its own; a piece holding only whitespace
+    belongs to no word."""
     owner = [-1] * len(enc.text)
     found = list(_WORD.finditer(enc.text))
     for w, m in enumerate(found):
@@ -111,7 +117,7 @@ def group_words(enc: Encoding) -> list[Word]:
     groups: list[list] = []      # [first word, last word, piece indices]; first word None for a special
     for i, (a, b) in enumerate(enc.spans):
         touched = [owner[c] for c in range(a, b) if owner[c] >= 0]
-        if enc.ids[i] < len(SPECIALS) and not touched:
+        if special(enc.ids[i]) and not touched:
             groups.append([None, None, [i]])
         elif touched and groups and groups[-1][0] is not None and min(touched) <= groups[-1][1]:
             groups[-1][1] = max(groups[-1][1], max(touched))

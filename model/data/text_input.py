@@ -9,9 +9,11 @@ Whatever the tokenizer (course-world words or byte-level BPE), `encode` gives on
 tokens as shown, which are unknown, and which tokens make each whole word (a person thinks in words).
 """
 from dataclasses import dataclass
+from functools import lru_cache
 
 from model.data import bpe
 from model.data.word_tokenizer import WordTokenizer
+from model.data.wordpiece import WordPieceTokenizer
 
 RULES = {"cls_sep": {"add_cls_sep": True}, "bos": {"bos": True}, "plain": {}}
 
@@ -43,13 +45,23 @@ def rule_of(meta: dict) -> str:
 
 
 def tokenizer_from_spec(spec: dict):
-    """A tokenizer from a model's meta["tokenizer"]: {"type": "bpe", ...} or {"type": "word", "vocab": [...]}."""
+    """A tokenizer from a model's meta["tokenizer"]: {"type": "bpe", ...}, {"type": "word", "vocab": [...]} or
+    {"type": "wordpiece", "package": ..., "member": ..., "sha256": ...} (a pretrained model's own file)."""
     kind = spec.get("type")
+    if kind == "wordpiece":
+        return _wordpiece(spec["package"], spec.get("archive"), spec["member"], spec["sha256"])
     if kind == "bpe":                            # a shipped file is loaded once per process
         return bpe.load(spec["file"]) if "file" in spec else bpe.BPETokenizer.from_dict(spec)
     if kind == "word":
         return WordTokenizer.from_dict(spec)
-    raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word')")
+    raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word', 'wordpiece')")
+
+
+@lru_cache(maxsize=4)
+def _wordpiece(package: str, archive: str | None, member: str, sha256: str) -> WordPieceTokenizer:
+    """A packaged WordPiece tokenizer, read once per process."""
+    return WordPieceTokenizer.from_package({"package": package, "archive": archive, "member": member,
+                                            "sha256": sha256})
 
 
 def tokenizer_of(meta: dict):
@@ -60,6 +72,11 @@ def tokenizer_of(meta: dict):
 def encode(tokenizer, text: str, rule: str, masks: bool = False) -> TextEncoding:
     """Text -> TextEncoding with the model's special tokens around it. masks: a BPE tokenizer turns a typed
     [MASK] or <mask> into the mask token (a word tokenizer reads [mask] as the word it is)."""
+    if isinstance(tokenizer, WordPieceTokenizer):
+        enc = tokenizer.encode(text, masks=masks, **RULES[rule])
+        words = bpe.group_words(enc, tokenizer.is_special)
+        return TextEncoding(list(enc.ids), list(enc.pieces), [i == tokenizer.unk for i in enc.ids],
+                            tuple(w.pieces for w in words), tuple(w.text for w in words))
     if isinstance(tokenizer, bpe.BPETokenizer):
         enc = tokenizer.encode(text, masks=masks, **RULES[rule])
         words = bpe.group_words(enc)

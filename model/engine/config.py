@@ -12,6 +12,7 @@ SIZE_LIMITS = {
     "n_layers": (1, 48), "n_dec_layers": (0, 48), "d_ff": (1, 8192), "max_len": (1, 4096),
     "image_size": (1, 512), "channels": (1, 4), "patch_size": (1, 64), "n_classes": (1, 10_000), "window": (0, 64),
     "width": (1, 4096), "n_global": (0, 4096), "dilation": (1, 64),          # a sparse model's "sparse" pattern
+    "type_vocab_size": (0, 16),
 }
 
 
@@ -49,6 +50,9 @@ class ModelConfig:
     embed_norm: bool = False           # LayerNorm on the embeddings (BERT)
     max_offset: int = 16               # relative: offsets beyond ±max_offset share the last bias
     ffn: bool = True                   # False: attention-only layers, no FFN sub-layer (Elhage et al. 2021)
+    type_vocab_size: int = 0           # BERT's token-type (segment) embeddings; 0 = none
+    norm_eps: float = 1e-5             # every LayerNorm's ε (BERT: 1e-12)
+    lm_head: bool = True               # False: no output layer (a sentence encoder); forward returns the states
 
     def __post_init__(self):
         check_sizes(asdict(self))
@@ -58,6 +62,8 @@ class ModelConfig:
                 raise ValueError(f"{name}={getattr(self, name)!r}; choose one of {allowed}")
         if self.pos_encoding == "relative" and self.kind == "encoder_decoder":
             raise ValueError("pos_encoding='relative' is built for encoder and decoder stacks, not encoder_decoder")
+        if not 0 < self.norm_eps < 1:
+            raise ValueError(f"norm_eps={self.norm_eps} must lie between 0 and 1")
         if self.max_offset < 1:
             raise ValueError(f"max_offset={self.max_offset} must be at least 1")
 

@@ -31,11 +31,11 @@ class Block(nn.Module):
         c = config
         self.pre = c.norm == "pre"
         self.self_attn = MultiHeadAttention(c.d_model, c.n_heads, dropout=c.dropout, kernel=kernel)
-        self.norm1 = nn.LayerNorm(c.d_model)
+        self.norm1 = nn.LayerNorm(c.d_model, eps=c.norm_eps)
         self.cross_attn = MultiHeadAttention(c.d_model, c.n_heads, dropout=c.dropout) if cross else None
-        self.norm_cross = nn.LayerNorm(c.d_model) if cross else None
+        self.norm_cross = nn.LayerNorm(c.d_model, eps=c.norm_eps) if cross else None
         self.ffn = FeedForward(c.d_model, c.d_ff, c.activation, c.dropout) if c.ffn else None
-        self.norm2 = nn.LayerNorm(c.d_model) if c.ffn else None
+        self.norm2 = nn.LayerNorm(c.d_model, eps=c.norm_eps) if c.ffn else None
         self.drop = nn.Dropout(c.dropout)
 
     def _sublayer(self, x, norm, fn):

@@ -49,7 +49,7 @@ class Stack(nn.Module):
     def __init__(self, config: ModelConfig, n_layers: int, cross: bool = False, kernel=None):
         super().__init__()
         self.layers = nn.ModuleList(Block(config, cross=cross, kernel=kernel) for _ in range(n_layers))
-        self.final_norm = nn.LayerNorm(config.d_model) if config.norm == "pre" else nn.Identity()
+        self.final_norm = nn.LayerNorm(config.d_model, eps=config.norm_eps) if config.norm == "pre" else nn.Identity()
 
     def forward(self, x, mask=None, memory=None, memory_mask=None, kv_caches=None, bias=None) -> StackOutput:
         """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse); bias: one float
@@ -69,18 +69,23 @@ class Stack(nn.Module):
 
 
 class Embedder(nn.Module):
-    """Token lookup + positions (+ optional LayerNorm as in BERT). ids (B, T) -> (B, T, C)."""
+    """Token lookup + positions (+ BERT's token type 0 and LayerNorm, where the config has them).
+    ids (B, T) -> (B, T, C)."""
 
     def __init__(self, vocab_size: int, config: ModelConfig):
         super().__init__()
         self.tok = nn.Embedding(vocab_size, config.d_model)
         nn.init.normal_(self.tok.weight, std=0.02)
         self.pos = PositionalEncoding(config.pos_encoding, config.max_len, config.d_model)
-        self.norm = nn.LayerNorm(config.d_model) if config.embed_norm else nn.Identity()
+        self.types = nn.Embedding(config.type_vocab_size, config.d_model) if config.type_vocab_size else None
+        self.norm = nn.LayerNorm(config.d_model, eps=config.norm_eps) if config.embed_norm else nn.Identity()
         self.drop = nn.Dropout(config.dropout)
 
     def forward(self, ids, offset: int = 0, positions: bool = True):
-        return self.drop(self.norm(self.pos(self.tok(ids), offset=offset, enabled=positions)))
+        x = self.pos(self.tok(ids), offset=offset, enabled=positions)
+        if self.types is not None:                 # every token is of type 0: one text, one segment
+            x = x + self.types.weight[0]
+        return self.drop(self.norm(x))
 
 
 class Transformer(nn.Module):
@@ -98,7 +103,7 @@ class Transformer(nn.Module):
         else:
             self.encoder = Stack(c, c.n_layers, kernel=kernel)
             out_vocab = c.vocab_size
-        self.lm_head = nn.Linear(c.d_model, out_vocab)
+        self.lm_head = nn.Linear(c.d_model, out_vocab) if c.lm_head else None
         # pos_encoding="relative": nothing is added to the embeddings; one learned bias per head and offset
         # goes into every layer's scores instead
         self.rel_bias = RelativePositionBias(c.n_heads, c.max_offset) if c.pos_encoding == "relative" else None
@@ -128,8 +133,9 @@ class Transformer(nn.Module):
         return self.decoder(y, mask=mask, memory=memory, memory_mask=memory_mask, kv_caches=kv_caches)
 
     def forward(self, ids, tgt_ids=None, mask=None, memory_mask=None):
-        """Fast path. Encoder/decoder: logits (B, T, V). Encoder-decoder: logits (B, Tt, V_tgt)."""
+        """Fast path. Encoder/decoder: logits (B, T, V), or the final states (B, T, C) of a model without an
+        LM head. Encoder-decoder: logits (B, Tt, V_tgt)."""
         enc = self.encode(ids, mask=mask)
         if self.config.kind != "encoder_decoder":
-            return self.lm_head(enc.x)
+            return enc.x if self.lm_head is None else self.lm_head(enc.x)
         return self.lm_head(self.decode(tgt_ids, enc.x, memory_mask=memory_mask).x)

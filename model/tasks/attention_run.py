@@ -28,14 +28,16 @@ def encode_captured(model, ids: torch.Tensor, mask=None, qkv: bool = False, posi
                     logits: bool = True) -> dict:
     """One captured forward pass of a batch of 1. ids: (1, N). Returns numpy arrays: weights (L, H, N, N),
     hidden (L + 1, N, C), logits (N, V) (None without `logits`: the output layer is the costliest matrix
-    product at a large vocabulary), and with qkv also q, k, v (L, H, N, D) and scores (L, H, N, N)."""
+    product at a large vocabulary; None for a model without an output layer), and with qkv also q, k, v
+    (L, H, N, D) and scores (L, H, N, N)."""
     buf = None if qkv else capture_buffer(model, ids.shape[1])
     with capturing(*(QKV if qkv else ()), weights_into=buf):
         out = model.encode(ids, mask=mask, positions=positions)
     arrays = {"weights": buf[:, 0].float().cpu().numpy() if buf is not None
               else stack_intermediates(out.intermediates, "weights"),
               "hidden": torch.cat(out.hidden).float().cpu().numpy(),           # (L + 1, N, C)
-              "logits": model.lm_head(out.x)[0].float().cpu().numpy() if logits else None}   # (N, V)
+              "logits": model.lm_head(out.x)[0].float().cpu().numpy()                      # (N, V)
+              if logits and model.lm_head is not None else None}
     if qkv:
         arrays.update({name: stack_intermediates(out.intermediates, name) for name in QKV[1:]})
     return arrays

@@ -23,14 +23,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(log_path: Path, script: str | Path = "app.py", env: dict | None = None):
+def streamlit_server(log_path: Path, script: str | Path = "app.py", env: dict | None = None,
+                     python: str | Path = sys.executable):
     """Start the app (or another script, run from the repository root so .streamlit/config.toml applies) bound
     to 127.0.0.1, wait for /_stcore/health, yield its URL, stop it after. Its stdout and stderr go to
-    log_path (model loads are logged there); `env`: variables set for the server on top of this process's."""
+    log_path (model loads are logged there); `env`: variables set for the server on top of this process's;
+    `python`: the interpreter that runs it (another virtualenv's, say)."""
     if not Path(CHROMIUM).exists():
         raise RuntimeError(f"{CHROMIUM} is missing: apt-get install -y chromium")
     port = free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(script), "--server.headless=true",
+    cmd = [str(python), "-m", "streamlit", "run", str(script), "--server.headless=true",
            f"--server.port={port}", "--server.address=127.0.0.1", "--browser.gatherUsageStats=false",
            "--server.fileWatcherType=none"]
     with open(log_path, "w") as log:
