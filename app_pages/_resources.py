@@ -17,7 +17,7 @@ from app_pages import _pages, _url
 from i18n import _
 from model import checkpoints
 from model.checkpoints import CheckpointError
-from model.data import text_input
+from model.data import packaged, text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine import device as devices
 
@@ -136,10 +136,16 @@ def shipped_meta() -> dict[str, dict]:
 
 def broken_models() -> dict[str, str]:
     """name -> why, for shipped models (those with a training recipe) that cannot be read: a missing
-    weights or config file, or a config that is not valid. Loading reports truncated weights."""
+    weights or config file, a config that is not valid, or a pretrained model's package not installed. Loading
+    reports truncated weights."""
     from model.training import recipes
     out = {}
+    packages = checkpoints.packaged_models()
     for name in recipes.names():
+        if name in packages:                     # weights from an installed package (model.pretrained)
+            if not packaged.installed(packages[name]):
+                out[name] = f"the package {packages[name]!r} is not installed: `{packaged.INSTALL}`."
+            continue
         weights, config = (checkpoints.ASSETS / f"{name}{ext}" for ext in (".safetensors", ".json"))
         if weights.is_file() != config.is_file():
             missing = config if weights.is_file() else weights

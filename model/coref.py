@@ -58,7 +58,7 @@ def main(argv=None):
     n = len(text_input.encode(tokenizer, args.text, "cls_sep").ids)
     if n > model.config.max_len:
         fail(f"the text has {n} tokens; {args.model} reads at most {model.config.max_len}")
-    out = resolve(model, tokenizer, args.text, head)
+    out = resolve(model, tokenizer, args.text, head, candidates=meta.get("coref_candidates", "all"))
     if args.json:
         json.dump(out, sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -61,7 +61,10 @@ def to_unit(w: np.ndarray, log: bool = False) -> np.ndarray:
     w = np.clip(np.asarray(w, dtype=np.float32), 0.0, 1.0)
     if not log:
         return w
-    return (np.log10(np.maximum(w, LOG_FLOOR)) - np.log10(LOG_FLOOR)) / -np.log10(LOG_FLOOR)
+    # in float64: float32 log10 differs in its last bit between CPUs' vector units, enough to move a weight that
+    # sits exactly between two palette colours (a decade tick) to the other one
+    unit = (np.log10(np.maximum(w.astype(np.float64), LOG_FLOOR)) - np.log10(LOG_FLOOR)) / -np.log10(LOG_FLOOR)
+    return unit.astype(np.float32)
 
 
 def palette_index(w: np.ndarray, log: bool = False) -> np.ndarray:

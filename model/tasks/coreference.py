@@ -7,6 +7,7 @@ split_words(text) is word i + 1 of the encoding ([CLS] is word 0).
 import numpy as np
 import torch
 
+from model.analysis.head_stats import FUNCTION_WORDS
 from model.data import text_input
 from model.data.course_world import PRONOUNS, Sample
 from model.data.word_tokenizer import PAD, split_words
@@ -87,22 +88,39 @@ def baselines(samples: list[Sample]) -> dict[str, float]:
     return {"baseline_first_noun": float(np.mean(first)), "baseline_nearest_noun": float(np.mean(nearest))}
 
 
+SPECIAL_WORDS = frozenset({"[CLS]", "[SEP]", "[PAD]", "[BOS]", "[EOS]", "[MASK]"})
+
+
+def content_words(word_texts) -> np.ndarray:
+    """(W,) bool: the words a pronoun can stand for: not a special token, punctuation, a function word
+    (model.analysis.head_stats.FUNCTION_WORDS) or a pronoun."""
+    return np.array([t not in SPECIAL_WORDS and any(c.isalnum() for c in t) and t.lower() not in FUNCTION_WORDS
+                     and t.lower() not in PRONOUNS for t in word_texts])
+
+
 def resolve(model, tokenizer, text: str, head: tuple[int, int], top_k: int = 5,
-            weights: np.ndarray | None = None) -> dict:
+            weights: np.ndarray | None = None, candidates: str = "all") -> dict:
     """{"tokens": [words], "pieces": [[pieces of each word]], "pronouns": [{"index", "token", "head",
     "antecedent", "antecedent_index", "top": [[word, weight], ...]}]} for every pronoun, in whole words
-    counted with [CLS] and [SEP]. weights: the (L, H, N, N) piece attention of this text when already computed."""
+    counted with [CLS] and [SEP]. weights: the (L, H, N, N) piece attention of this text when already computed.
+    candidates: "all" (the head's largest weight anywhere) or "content" (its largest weight on another content
+    word: a pretrained model's heads park most of their weight on [CLS], [SEP] and punctuation; the model's meta
+    says which, as "coref_candidates")."""
     enc = encode(tokenizer, text)
     if weights is None:
         weights = encoded_weights(model, [enc])[0]
     layer, h = head
     words = word_attention(weights[layer, h], enc.words)                  # (W, W)
+    allowed = content_words(enc.word_texts) if candidates == "content" else np.ones(len(enc.word_texts), bool)
     pronouns = []
     for i, t in enumerate(enc.word_texts):
         if t.lower() not in PRONOUNS:
             continue
         row = words[i]
-        order = np.argsort(-row, kind="stable")[:top_k]
+        keep = allowed & (np.arange(len(row)) != i) if candidates == "content" else allowed
+        order = [k for k in np.argsort(-row, kind="stable") if keep[k]][:top_k]
+        if not order:                                   # no word the pronoun could stand for
+            continue
         j = int(order[0])
         pronouns.append({"index": i, "token": t, "head": [layer, h], "antecedent": enc.word_texts[j],
                          "antecedent_index": j, "top": [[enc.word_texts[k], round(float(row[k]), 4)] for k in order]})

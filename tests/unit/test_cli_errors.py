@@ -14,9 +14,9 @@ from model import checkpoints
 ROOT = Path(__file__).resolve().parents[2]
 TEXT = "The cat sat on the mat because it was tired."
 CHOICES = ("coref_encoder, davit_digits, finetune_cls, finetune_nsp, finetune_span, finetune_tag, general_encoder, "
-           "general_gpt, imagegpt_digits, incontext_copy, relative_digits, sparse_encoder, swin_digits, swin_scenes, "
-           "translator, vit_digits, vit_scenes")
-TEXT_MODELS = "coref_encoder, general_encoder, general_gpt, incontext_copy, sparse_encoder, translator"
+           "general_gpt, imagegpt_digits, incontext_copy, minilm, relative_digits, sparse_encoder, swin_digits, "
+           "swin_scenes, translator, vit_digits, vit_scenes")
+TEXT_MODELS = "coref_encoder, general_encoder, general_gpt, incontext_copy, minilm, sparse_encoder, translator"
 # Runs a command's module as __main__ with model.checkpoints.ASSETS pointed at another folder first.
 WITH_ASSETS = ("import runpy, sys; from pathlib import Path; from model import checkpoints; "
                "checkpoints.ASSETS = Path(sys.argv[1]); sys.argv = [sys.argv[2], *sys.argv[3:]]; "
@@ -51,12 +51,12 @@ def _assets_with(tmp_path, *names: str) -> Path:
 def test_coref_takes_only_a_model_with_a_coreference_head(model):
     extra = ["--head", "0", "0"] if model == "general_gpt" else []      # a decoder, even with a head named
     line = _fails("model.coref", TEXT, "--model", model, *extra)
-    assert line == f"error: {model} has no coreference head; models with one: coref_encoder"
+    assert line == f"error: {model} has no coreference head; models with one: coref_encoder, minilm"
 
 
 def test_coref_refuses_an_unknown_model_and_a_path():
     line = _fails("model.coref", TEXT, "--model", "../assets/coref_encoder")
-    assert line == "error: no model '../assets/coref_encoder'; models with a coreference head: coref_encoder"
+    assert line == "error: no model '../assets/coref_encoder'; models with a coreference head: coref_encoder, minilm"
 
 
 def test_coref_usage_errors_are_one_line():

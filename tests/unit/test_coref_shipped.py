@@ -47,14 +47,16 @@ def test_evaluation_meets_the_bars(metrics):
     assert metrics["mlm_acc_heldout_real"] >= 0.15          # it still reads real text
 
 
-# measured on the shipped weights after their training (the head ablation): not in the metrics recorded then
+# measured on the shipped weights after their training (the head ablation, and every key of the real-text pronoun
+# set, model/tasks/coref_realtext.py): not in the metrics recorded then
 MEASURED_LATER = {"coref_answer_acc_heldout_pairs", "coref_acc_heldout_pairs_without_coref_head",
                   "coref_acc_max_drop_other_head", "coref_acc_max_drop_other_head_at", "coref_ablation"}
 
 
 def test_evaluation_reproduces_the_numbers_recorded_at_training(shipped, metrics):
     recorded = shipped[1]["metrics"]
-    assert set(recorded) <= set(metrics) and set(metrics) - set(recorded) <= MEASURED_LATER
+    later = {k for k in set(metrics) - set(recorded) if "realtext" not in k}       # the real-text pronoun set too
+    assert set(recorded) <= set(metrics) and later <= MEASURED_LATER
     for key, value in recorded.items():
         assert metrics[key] == pytest.approx(value, abs=1e-6), key
 

@@ -25,6 +25,7 @@ from model.architectures.coref_encoder import CorefEncoder
 from model.data import bpe, real_text, text_input
 from model.data import course_world as corpus
 from model.data.word_tokenizer import split_words
+from model.tasks import coref_realtext
 from model.tasks.coreference import baselines, head_accuracy, pair_accuracy, ref_hits
 from model.training import real_text_batches as rtb
 from model.training import resumable
@@ -208,6 +209,8 @@ def ablation_metrics(model, tok, samples, head) -> dict:
 
 
 def evaluate() -> dict:
-    """Metrics of the shipped weights, with the head stored at training time (chosen on validation)."""
+    """Metrics of the shipped weights, with the head stored at training time (chosen on validation), and the
+    real-text pronoun set's figures (model/tasks/coref_realtext.py), whose head is chosen on its dev split."""
     model, meta = checkpoints.load(NAME)
-    return metrics(model, text_input.tokenizer_of(meta), meta["coref_head"])
+    tok = text_input.tokenizer_of(meta)
+    return {**metrics(model, tok, meta["coref_head"]), **coref_realtext.report(model, tok)}
