@@ -91,6 +91,34 @@ def coref_head_accuracy(name: str, device: str) -> HeadAccuracy:
     return HeadAccuracy(acc, sum(len(s.refs) for s in samples), **baselines(sentences))
 
 
+@dataclass(frozen=True)
+class RealTextFigures:
+    """A model on the real-text pronoun set (model/tasks/coref_realtext.py). head: chosen on dev; test_acc (L, H)
+    every head on the test split; cues: cue -> {"n", "model", "first", "nearest"}, hits of the chosen head and of
+    the baselines on the test split (counts), "cued" and "all" included."""
+    head: tuple[int, int]
+    test_acc: np.ndarray
+    cues: dict
+
+
+@st.cache_data(max_entries=4, show_spinner="Measuring every head on the real-text pronoun set… · "
+                                           "正在真实文本代词集上测量每个头…")
+def realtext_figures(name: str, device: str) -> RealTextFigures:
+    from model.tasks import coref_realtext as rt
+    model, _ = load_model(name, device)
+    dev, test = rt.load(split="dev"), rt.load(split="test")
+    tok = load_tokenizer(name)
+    head = rt.best_head(rt.head_scores(model, tok, dev))
+    hits = rt.sentence_hits(model, tok, test)                              # (L, H, S)
+    groups = {cue: [i for i, s in enumerate(test) if s.cue == cue] for cue in rt.CUES}
+    groups["cued"] = [i for i, s in enumerate(test) if s.cue in rt.CUED]
+    groups["all"] = list(range(len(test)))
+    first, nearest = rt.baseline_hits(test, rt.first_noun), rt.baseline_hits(test, rt.nearest_noun)
+    cues = {cue: {"n": len(ix), "model": int(hits[head[0], head[1], ix].sum()), "first": int(first[ix].sum()),
+                  "nearest": int(nearest[ix].sum())} for cue, ix in groups.items()}
+    return RealTextFigures(tuple(head), hits.mean(-1), cues)
+
+
 # ---- step by step ----
 @dataclass(frozen=True)
 class LayerInputs:

@@ -9,12 +9,15 @@ import i18n
 from app_pages import _export, _predict, _present, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
-from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run
+from app_pages._runs import HeadAccuracy, RealTextFigures, coref_head_accuracy, coref_run, realtext_figures
 from app_pages.views import coreference_ablation
 from i18n import N_, _, ngettext
 from labels import file_label, head_label
 from model.analysis.head_stats import antecedent_candidates
+from model.coref import coref_models
 from model.data import course_world as corpus
+from model.tasks import coref_realtext
+from model.tasks.coreference import content_words
 from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
 from viz.heatmap import plot_heatmap
 from viz.slide import caption_line
@@ -24,7 +27,23 @@ MAX_OPTIONS = 12              # the nearest earlier content words offered as a p
 PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
 OWN = N_("Your own text")
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
-TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Head ablation")]
+TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Ordinary sentences"),
+        N_("Head ablation")]
+CUE_NAMES = {"gender": N_("gender (he/she)"), "number": N_("number (it/they)"), "structure": N_("structure"),
+             "winograd": N_("Winograd pairs (world knowledge)"), "cued": N_("gender + number + structure"),
+             "all": N_("all test sentences")}
+INTRO = {
+    "coref_encoder": N_("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: "
+                        "trained here on real English text, then on a generated course world of pronoun sentences. "
+                        "Nobody told any head where to look: training only asked the model to fill in masked pieces "
+                        "and to name the noun each pronoun stands for. One head learned to resolve pronouns through "
+                        "attention. Pick an example or type your own text; everything is shown in whole words."),
+    "minilm": N_("A real pretrained model: sentence-transformers' all-MiniLM-L6-v2 (BERT architecture, 6 layers × 12 "
+                 "heads, WordPiece), installed from its package and run by this app's own engine. It was never "
+                 "trained on pronouns; its coreference head was chosen on the dev split of this project's real-text "
+                 "pronoun set. Its heads park much of their weight on [CLS], [SEP] and punctuation, so its answer is "
+                 "the head's largest weight on another content word. Everything is shown in whole words."),
+}
 
 
 def _pick_example():
@@ -74,12 +93,22 @@ def _word(run, i: int) -> str:
     return _("word {i}, pieces {pieces}").format(i=i, pieces=" ".join(f"‘{p}’" for p in pieces))
 
 
-def ask(run, words: list[str], src: int, chosen: tuple[int, int]) -> bool:
+def target(run, row: np.ndarray, src: int, candidates: str) -> int:
+    """The word a head points the word at `src` at: its largest weight, or with candidates "content" its largest
+    weight on another content word (model.tasks.coreference.resolve reads it the same way)."""
+    if candidates != "content":
+        return int(row.argmax())
+    allowed = content_words(run.tokens)
+    allowed[src] = False
+    return int(np.where(allowed, row, -1.0).argmax()) if allowed.any() else int(row.argmax())
+
+
+def ask(run, words: list[str], src: int, chosen: tuple[int, int], candidates: str) -> bool:
     """Predict first: which word the pronoun at `src` attends to most in the coreference head. The options are
     its earlier content words (the nearest MAX_OPTIONS) and the head's answer, whole words in text order.
     True when the answer may be shown."""
     row = run.weights[chosen[0], chosen[1], src]                          # (N,) whole words
-    j = int(row.argmax())
+    j = target(run, row, src, candidates)
     options = sorted(set(antecedent_candidates(list(run.tokens), src)[-MAX_OPTIONS:]) | {j})
     if len(options) < 2:
         return True
@@ -94,7 +123,7 @@ def ask(run, words: list[str], src: int, chosen: tuple[int, int]) -> bool:
                             identity=(run.tokens, src))
 
 
-def pronoun_view(run, chosen: tuple[int, int], text: str):
+def pronoun_view(run, chosen: tuple[int, int], text: str, name: str, candidates: str):
     tokens, L, H = run.tokens, run.n_layers, run.n_heads
     pronouns = _pronouns(tokens)
     if pronouns:
@@ -118,10 +147,10 @@ def pronoun_view(run, chosen: tuple[int, int], text: str):
                             format_func=lambda lh: head_label(*lh), bind=BIND, persist_state=KEEP,
                             help=_("{head} is the coreference head, chosen on validation.").format(
                                 head=head_label(*chosen)))
-    if src in pronouns and not ask(run, words, src, chosen):
+    if src in pronouns and not ask(run, words, src, chosen, candidates):
         return
     row = run.weights[layer, h, src]                                     # (N,)
-    j = int(row.argmax())
+    j = target(run, row, src, candidates)
     said = (_("Head **{head}** (the coreference head, chosen on validation) points **{word}** ({where}) at "
               "**{target}** ({target_where}) with weight **{weight}**.") if (layer, h) == chosen else
             _("Head **{head}** points **{word}** ({where}) at **{target}** ({target_where}) with weight **{weight}**."))
@@ -137,19 +166,19 @@ def pronoun_view(run, chosen: tuple[int, int], text: str):
     top = _present.main()                                # presenting: the arcs first, full width
     with st.container(key="coref_wide") if top is None else top.container(key="coref_wide"):
         _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title), key="coref_arrows",
-                      name=(COREF_MODEL, file_label(layer, h), f"word{src}", "arrows"),
-                      caption=caption_line(COREF_MODEL, head_label(layer, h), text=text))
+                      name=(name, file_label(layer, h), f"word{src}", "arrows"),
+                      caption=caption_line(name, head_label(layer, h), text=text))
     with st.container(key="coref_narrow") if top is None else top.container(key="coref_narrow"):
         _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
-                      key="coref_arrows_phone", name=(COREF_MODEL, file_label(layer, h), f"word{src}", "arrows_phone"),
-                      caption=caption_line(COREF_MODEL, head_label(layer, h), text=text))
+                      key="coref_arrows_phone", name=(name, file_label(layer, h), f"word{src}", "arrows_phone"),
+                      caption=caption_line(name, head_label(layer, h), text=text))
     st.subheader(_("Every head at this pronoun"))
     names = [head_label(*lh) for lh in heads]
     table = []
-    for (lh, name) in zip(heads, names):
+    for (lh, head_name) in zip(heads, names):
         r = run.weights[lh[0], lh[1], src]
         top = np.argsort(-r, kind="stable")[:3]
-        table.append({"head": name, "points at": f"{tokens[top[0]]} ·{top[0]}", "weight": float(r[top[0]]),
+        table.append({"head": head_name, "points at": f"{tokens[top[0]]} ·{top[0]}", "weight": float(r[top[0]]),
                       "2nd": f"{tokens[top[1]]} {r[top[1]]:.2f}", "3rd": f"{tokens[top[2]]} {r[top[2]]:.2f}"})
     ahead = [t["head"] for t in table if t["weight"] > run.weights[chosen[0], chosen[1], src].max()]
     if ahead:
@@ -166,11 +195,11 @@ def pronoun_view(run, chosen: tuple[int, int], text: str):
     fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
                        x_title=_("key word"), y_title=_("head"), value_name=_("weight"),
                        title=_("Attention row of “{word}” in every head").format(word=esc(tokens[src])))
-    _export.chart(fig, key="coref_rows", name=(COREF_MODEL, f"word{src}", "every_head"),
-                  caption=caption_line(COREF_MODEL, _("every head"), text=text))
+    _export.chart(fig, key="coref_rows", name=(name, f"word{src}", "every_head"),
+                  caption=caption_line(name, _("every head"), text=text))
 
 
-def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int]):
+def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int], name: str):
     layer, h = chosen
     st.markdown(_("The coreference head **{head}** (chosen on the validation split) is right on **{acc}** of these "
                   "pronouns; on the single sentences, pointing at the first noun would be right {first} of the time, "
@@ -195,13 +224,74 @@ def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int]):
     _export.chart(plot_head_ranking(acc.accuracy, chosen=chosen,
                                     baselines={_("first noun"): acc.baseline_first_noun,
                                                _("nearest noun"): acc.baseline_nearest_noun}),
-                  key="coref_ranking", name=(COREF_MODEL, "head_accuracy"), main=True,
+                  key="coref_ranking", name=(name, "head_accuracy"), main=True,
                   title=_("Each head's accuracy on held-out pronouns"),
-                  caption=caption_line(COREF_MODEL, _("{n} held-out pronouns").format(n=acc.n_refs),
+                  caption=caption_line(name, _("{n} held-out pronouns").format(n=acc.n_refs),
                                        _("{head}: the coreference head").format(head=head_label(layer, h))))
 
 
-def pair_view(device_name: str, chosen: tuple[int, int]):
+def realtext_ranking_view(fig: RealTextFigures, name: str):
+    """Every head of a model on the real-text pronoun set's test split, with the baselines."""
+    layer, h = fig.head
+    every = fig.cues["all"]
+    st.markdown(_("Each head of **{model}** on the **{n}** test sentences of the real-text pronoun set: a head is "
+                  "right when, among the sentence's candidate nouns, it gives the antecedent the largest weight at the "
+                  "pronoun. The coreference head **{head}** was chosen on the dev split and is right on **{acc}**; "
+                  "pointing at the first noun is right {first}, at the nearest noun {nearest}.").format(
+        model=name, n=every["n"], head=head_label(layer, h), acc=f"{every['model'] / every['n']:.1%}",
+        first=f"{every['first'] / every['n']:.0%}", nearest=f"{every['nearest'] / every['n']:.0%}"))
+    _export.chart(plot_head_ranking(fig.test_acc, chosen=fig.head,
+                                    baselines={_("first noun"): every["first"] / every["n"],
+                                               _("nearest noun"): every["nearest"] / every["n"]}),
+                  key="coref_ranking", name=(name, "head_accuracy_realtext"), main=True,
+                  title=_("Each head's accuracy on the real-text test sentences"),
+                  caption=caption_line(name, _("{n} real-text test sentences").format(n=every["n"]),
+                                       _("{head}: the coreference head").format(head=head_label(layer, h))))
+
+
+def _share(k: int, n: int) -> str:
+    lo, hi = coref_realtext.wilson(k, n)
+    return _("{acc} ({lo}–{hi})").format(acc=f"{k / n:.0%}", lo=f"{lo:.0%}", hi=f"{hi:.0%}")
+
+
+def verdict(cue: dict) -> str:
+    """What one model does on one cue, said honestly: ahead of the nearest-noun baseline only when the 95%
+    interval of its accuracy lies above that baseline."""
+    lo, _hi = coref_realtext.wilson(cue["model"], cue["n"])
+    best = max(cue["first"], cue["nearest"]) / cue["n"]
+    return _("resolves them") if lo > best else _("no better than a baseline")
+
+
+def ordinary_view(device_name: str, names: list[str]):
+    """Every model with a coreference head, side by side, on the real-text pronoun set's test split."""
+    st.markdown(_("Ordinary English sentences written for this project (`model/data/coref_realtext.jsonl`, data card "
+                  "in `docs/coref-realtext-card.md`), each labelled with the cue a reader uses: gender, number, "
+                  "sentence structure, or world knowledge (Winograd-style pairs). Each model's coreference head was "
+                  "chosen on the dev split; these are its test figures, with 95% intervals (Wilson). A head's "
+                  "answer is the candidate noun it weights most at the pronoun. Recompute with "
+                  "`python -m model.evaluate --json {names}`.").format(names=" ".join(names)))
+    figs = {name: realtext_figures(name, device_name) for name in names}
+    first = next(iter(figs.values())).cues                   # the baselines are the same for every model
+    rows = []
+    for cue, c in first.items():
+        row = {_("cue"): _(CUE_NAMES[cue]), _("sentences"): c["n"], _("first noun"): f"{c['first'] / c['n']:.0%}",
+               _("nearest noun"): f"{c['nearest'] / c['n']:.0%}"}
+        for name, fig in figs.items():
+            mine = fig.cues[cue]
+            mark = " ✓" if verdict(mine) == _("resolves them") else ""
+            row[_("{model}, head {head}").format(model=name, head=head_label(*fig.head))] = (
+                _share(mine["model"], mine["n"]) + mark)
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption(_("✓: the 95% interval lies above both baselines."))
+    for name, fig in figs.items():
+        good = [_(CUE_NAMES[c]) for c in coref_realtext.CUES if verdict(fig.cues[c]) == _("resolves them")]
+        st.markdown(_("**{model}** resolves: {cues}.").format(model=name, cues=_joined(good)) if good else
+                    _("**{model}** resolves no kind of these sentences better than pointing at a noun by its "
+                      "place.").format(model=name))
+
+
+def pair_view(device_name: str, chosen: tuple[int, int], name: str, candidates: str):
     st.markdown(_("Two sentences that differ in one word after the pronoun. The picture shows attention of "
                   "A minus attention of B at the pronoun, for every head, on the words both share."))
     titles = [p[0] for p in corpus.MINIMAL_PAIRS]
@@ -216,7 +306,7 @@ def pair_view(device_name: str, chosen: tuple[int, int]):
     _url.clipped_link_text("coref_b", MAX_CHARS)
     b = clip_text(c2.text_input(_("Sentence B"), text_b, key="coref_b", max_chars=MAX_CHARS,
                                 bind=_url.text_bind("coref_b"), persist_state=KEEP))
-    run_a, run_b = coref_run(COREF_MODEL, device_name, a), coref_run(COREF_MODEL, device_name, b)
+    run_a, run_b = coref_run(name, device_name, a), coref_run(name, device_name, b)
     pa, pb = _pronouns(run_a.tokens), _pronouns(run_b.tokens)
     if not pa or not pb:
         st.warning(_("Both sentences need a pronoun (it, they, their, …)."))
@@ -230,28 +320,31 @@ def pair_view(device_name: str, chosen: tuple[int, int]):
     L, H = run_a.n_layers, run_a.n_heads
     diff = run_a.weights[:, :, pa[0], :n] - run_b.weights[:, :, pb[0], :n]          # (L, H, n)
     layer, h = chosen
-    ja, jb = int(run_a.weights[layer, h, pa[0]].argmax()), int(run_b.weights[layer, h, pb[0]].argmax())
+    ja = target(run_a, run_a.weights[layer, h, pa[0]], pa[0], candidates)
+    jb = target(run_b, run_b.weights[layer, h, pb[0]], pb[0], candidates)
     st.markdown(_("Head **{head}**: in A, **{word}** → **{target_a}**; in B → **{target_b}**.").format(
         head=head_label(layer, h), word=md(run_a.tokens[pa[0]]), target_a=md(run_a.tokens[ja]),
         target_b=md(run_b.tokens[jb])))
     _export.chart(plot_pair_difference(diff.reshape(L * H, n), tokens=run_a.tokens[:n],
                                        row_labels=[head_label(*divmod(i, H)) for i in range(L * H)],
                                        title=_("A − B at “{word}”").format(word=esc(run_a.tokens[pa[0]]))),
-                  key="coref_diff", name=(COREF_MODEL, "minimal_pair", "difference"), main=True,
-                  caption=caption_line(COREF_MODEL, _("every head"), text=f"A: {a} B: {b}"))
+                  key="coref_diff", name=(name, "minimal_pair", "difference"), main=True,
+                  caption=caption_line(name, _("every head"), text=f"A: {a} B: {b}"))
 
 
 def render():
     st.title(_("Coreference: which head points “it” at “restaurant”?"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
-    st.markdown(_("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: trained "
-                  "here on real English text, then on a generated course world of pronoun sentences. Nobody told any "
-                  "head where to look: training only asked the model to fill in masked pieces and to name the noun "
-                  "each pronoun stands for. One head learned to resolve pronouns through attention. Pick an example "
-                  "or type your own text; everything is shown in whole words."))
 
-    model, meta = model_or_stop(COREF_MODEL)
+    names = [n for n in coref_models() if n in (COREF_MODEL, "minilm")] or [COREF_MODEL]
+    _url.stale_link("coref_model", names, _("the model"), names[0])
+    name = st.radio(_("Model"), names, key="coref_model", horizontal=True, bind=BIND, persist_state=KEEP,
+                    help=_("The encoder trained here on pronouns, or a real pretrained model run by this app's "
+                           "engine."))
+    st.markdown(_(INTRO.get(name, INTRO[COREF_MODEL])))
+    model, meta = model_or_stop(name)
     chosen = tuple(meta["coref_head"])
+    candidates = meta.get("coref_candidates", "all")
     dev = device()
     # the selectbox holds English titles and shows them translated, so the URL holds the shown title: a link
     # names its example in the language it was made in, and its name in any language finds the text
@@ -273,22 +366,33 @@ def render():
             example="The dog didn't cross the road because it was too tired."))
         st.stop()
 
-    run = coref_run(COREF_MODEL, dev, text)
+    run = coref_run(name, dev, text)
     _flag_unknown(run)
     # bound to the URL, the tabs are lazy: only the open tab runs
     tabs = [_(t) for t in TABS]
     _url.named_anew("coref_tab", tabs)                         # the language changed: the open tab stays open
     _url.stale_link("coref_tab", tabs, _("the tab"), tabs[0])
-    tab1, tab2, tab3, tab4 = st.tabs(tabs, key="coref_tab", bind=BIND)
+    tab1, tab2, tab3, tab4, tab5 = st.tabs(tabs, key="coref_tab", bind=BIND)
     if tab1.open:
         with tab1:
-            pronoun_view(run, chosen, text)
+            pronoun_view(run, chosen, text, name, candidates)
     if tab2.open:
         with tab2:
-            pair_view(dev, chosen)
+            pair_view(dev, chosen, name, candidates)
     if tab3.open:
         with tab3:
-            ranking_view(coref_head_accuracy(COREF_MODEL, dev), chosen)
+            if name == COREF_MODEL:
+                ranking_view(coref_head_accuracy(name, dev), chosen, name)
+            else:
+                realtext_ranking_view(realtext_figures(name, dev), name)
     if tab4.open:
         with tab4:
-            coreference_ablation.render(dev)
+            ordinary_view(dev, names)
+    if tab5.open:
+        with tab5:
+            if name == COREF_MODEL:
+                coreference_ablation.render(dev)
+            else:
+                st.info(_("Head ablation measures the model's own pronoun answer, given by {trained}'s pronoun "
+                          "head; {name} has no such output. Pick {trained} above.").format(trained=COREF_MODEL,
+                                                                                             name=name))

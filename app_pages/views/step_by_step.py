@@ -353,6 +353,9 @@ def layer_section(model, s: steps.HeadSteps, hidden, token: int, mask, about: Ab
                   "computed with the same weights as a what-if (the model was not trained that way).").format(
         i=token, token=md(s.tokens[token]), layer=layer_label(s.layer),
         norm=_("post-LN") if own == "post" else _("pre-LN")))
+    if own == "post":
+        st.caption(_("This model was trained post-LN, so the left column is the textbook's and the lecture's layer, "
+                     "LayerNorm(x + Sublayer(x)), exactly as the model computes it, not a what-if."))
     if model.config.activation != "relu":
         st.caption(_("The paper's FFN uses ReLU; this model was trained with GELU, so GELU is shown."))
     cols = st.columns(2)

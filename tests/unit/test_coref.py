@@ -130,3 +130,9 @@ def test_bpe_reads_words_the_word_vocabulary_never_had(tok):
     enc = text_input.encode(tok, "The zorblax ate the raccoon.", "cls_sep")
     assert not any(enc.unknown) and bpe.UNK not in enc.ids
     assert "zorblax" in enc.word_texts and "zorblax" not in corpus.core_words()
+
+
+def test_content_words_leave_out_specials_punctuation_function_words_and_pronouns():
+    from model.tasks.coreference import content_words
+    words = ["[CLS]", "The", "animal", "didn't", ",", "it", "was", "Lisa", "[SEP]"]
+    assert content_words(words).tolist() == [False, False, True, True, False, False, False, True, False]

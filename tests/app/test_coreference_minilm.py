@@ -1,0 +1,57 @@
+"""The Coreference page with the real pretrained model: its pronoun answer is the head's largest weight on another
+content word, as `python -m model.coref --model minilm` reads it; the Ordinary sentences tab shows every model
+side by side with the figures `python -m model.evaluate --json` prints for them."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.app.conftest import open_link
+
+TEXT = "The animal didn't cross the street because it was too tired."
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def _cli(*args) -> dict:
+    done = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_minilm_points_the_pronoun_as_the_command_does():
+    said = _cli("model.coref", TEXT, "--model", "minilm", "--json")["pronouns"][0]
+    at = open_link("coreference.py", predict="false", coref_model="minilm", coref_text=TEXT)
+    assert at.radio(key="coref_model").value == "minilm"
+    assert (f"points **it** (word {said['index']}) at **{said['antecedent']}** (word {said['antecedent_index']})"
+            in _markdown(at))
+    assert said["antecedent"] == "animal"                      # not [CLS], where most of the head's weight goes
+
+
+@pytest.fixture(scope="module")
+def ordinary():
+    return open_link("coreference.py", predict="false", coref_model="minilm", coref_tab="Ordinary sentences")
+
+
+def test_the_ordinary_sentences_tab_shows_both_models_with_their_evaluated_figures(ordinary):
+    figures = _cli("model.evaluate", "--json", "coref_encoder", "minilm")
+    table = ordinary.dataframe[0].value
+    for name in ("coref_encoder", "minilm"):
+        head = figures[name]["coref_realtext_head"]
+        column = next(c for c in table.columns if c.startswith(f"{name}, head L{head[0]} H{head[1]}"))
+        cells = dict(zip(table["cue"], table[column]))
+        for cue, shown in (("gender", "gender (he/she)"), ("number", "number (it/they)"),
+                           ("winograd", "Winograd pairs (world knowledge)")):
+            assert cells[shown].startswith(f"{figures[name][f'coref_acc_realtext_test_{cue}']:.0%} (")
+        assert cells["all test sentences"].startswith(f"{figures[name]['coref_acc_realtext_test']:.0%} (")
+    near = dict(zip(table["cue"], table["nearest noun"]))
+    assert near["all test sentences"] == f"{figures['minilm']['coref_baseline_nearest_noun_realtext_test']:.0%}"
+
+
+def test_the_verdict_names_what_each_model_resolves(ordinary):
+    text = _markdown(ordinary)
+    assert "**minilm** resolves: gender (he/she), number (it/they)." in text
+    assert "**coref_encoder** resolves no kind of these sentences" in text
