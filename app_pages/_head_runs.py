@@ -35,7 +35,9 @@ class AblationView:
     each head's rows; kl: (N,) KL(before ‖ after) of the output at each token (nats); flipped: (N,) the top output
     token changed; top: the best TOP output tokens at every position before and after (TopPredictions with
     (N, 2, k) ids and probs, (N, 2) cross); answers_before, answers_after:
-    {pronoun word: answer word} of a model with a pronoun cloze head (empty otherwise)."""
+    {pronoun word: answer word} of a model with a pronoun cloze head (empty otherwise). A model without an output
+    layer (a sentence encoder) has kl, flipped and top None and sentence_cosine: the cosine between its sentence
+    vectors (the mean of the final states) before and after."""
     heads: tuple[tuple[int, int], ...]
     mode: str
     weights: np.ndarray
@@ -45,6 +47,7 @@ class AblationView:
     top: object
     answers_before: dict
     answers_after: dict
+    sentence_cosine: float | None = None
 
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
@@ -58,6 +61,11 @@ def ablation(name: str, device: str, text: str, heads: tuple[tuple[int, int], ..
     means = abl.head_means(run.weights, run.v) if mode == "mean" else None
     before = abl.final_state(model, run.hidden[-1])
     after = abl.run_ablated(model, run.ids, heads, mode, means)
+    if model.lm_head is None:
+        a, b = before.astype(np.float64).mean(0), after.final.astype(np.float64).mean(0)
+        cosine = float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-12))
+        return AblationView(tuple(heads), mode, after.weights, abl.attention_change(run.weights, after.weights),
+                            None, None, None, {}, {}, cosine)
     kl, flipped, top = abl.output_change(model, before, after.final)
     answers = ({}, {})
     if hasattr(model, "cloze_logits"):

@@ -45,6 +45,11 @@ def _outputs(view: View, result, heads, mode: str):
     """The model's output before and after: the question its kind answers at the picked word, then every token."""
     from app_pages._resources import load_model
     model, _meta = load_model(view.name, view.device)
+    if result.sentence_cosine is not None:
+        st.markdown(_("**The sentence vector**: this model has no output over words; what it gives is one vector per "
+                      "text, the mean of its last layer's states. Cosine between that vector before and after the "
+                      "removal: **{cos:.4f}** (1: unchanged).").format(cos=result.sentence_cosine))
+        return
     word = view.picked if view.words else next((w for w, ps in enumerate(view.run.words) if view.picked in ps), 0)
     last_piece = view.run.words[word][-1] if view.run.words else view.picked
     shown = md(view.tokens[view.picked])
