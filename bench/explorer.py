@@ -27,6 +27,7 @@ from model.tasks.attention_run import capture_buffer, stack_intermediates
 from viz import grid
 
 DEFAULT, LONG = "coref_encoder", "sparse_encoder"     # LONG reads 512 positions
+PRETRAINED = "minilm"                                  # 6 layers × 12 heads, d_model 384: the largest grid
 PARAGRAPH = corpus.PARAGRAPH + " "
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -57,29 +58,29 @@ def text_of(tok: WordTokenizer, n: int, rule: str) -> str:
     return " ".join(words[:lo])
 
 
-def refresh(repeats: int) -> dict:
+def refresh(repeats: int, name: str = DEFAULT, suffix: str = "") -> dict:
     """CPU time of one rerun of the explorer page (app_pages/views/explorer.py, its first tab open) on a text of 128
     tokens, the model run included: the page's cached run is cleared before each rerun. Threads as app.py sets
-    them: one for BLAS, one for torch."""
+    them: one for BLAS, one for torch. Keys end with `suffix` (another model than the default)."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         with threadpool_limits(limits=1, user_api="blas"):
-            return _refresh(repeats)
+            return {f"{k}{suffix}": v for k, v in _refresh(repeats, name).items()}
     finally:
         torch.set_num_threads(before)
 
 
-def _refresh(repeats: int) -> dict:
-    if DEFAULT not in checkpoints.shipped():
-        return {"explorer_refresh_ms_n128": None, "explorer_refresh_model": f"no {DEFAULT} in assets/"}
+def _refresh(repeats: int, name: str) -> dict:
+    if name not in checkpoints.shipped():
+        return {"explorer_refresh_ms_n128": None, "explorer_refresh_model": f"no {name} in assets/"}
     from streamlit.testing.v1 import AppTest
 
     from app_pages import _runs
-    model, meta = checkpoints.load(DEFAULT)
+    model, meta = checkpoints.load(name)
     n = min(128, model.config.max_len)
     at = AppTest.from_file(str(ROOT / "app_pages" / "explorer.py"), default_timeout=300)
-    at.session_state["text_model"] = DEFAULT
+    at.session_state["text_model"] = name
     at.session_state["explorer_text"] = text_of(text_input.tokenizer_of(meta), n, text_input.rule_of(meta))
 
     def once():
@@ -89,7 +90,7 @@ def _refresh(repeats: int) -> dict:
     once()
     if at.exception:
         return {"explorer_refresh_ms_n128": None, "explorer_refresh_error": at.exception[0].message[:200]}
-    return {"explorer_refresh_ms_n128": _cpu_ms(once, repeats), "explorer_refresh_model": DEFAULT,
+    return {"explorer_refresh_ms_n128": _cpu_ms(once, repeats), "explorer_refresh_model": name,
             "explorer_refresh_tokens": n}
 
 
@@ -228,6 +229,7 @@ def run(quick: bool = False) -> dict:
         with threadpool_limits(1):                   # numpy's BLAS too: one thread, like torch
             reps = 5 if quick else 20
             out = refresh(reps)
+            out.update(refresh(reps, PRETRAINED, f"_{PRETRAINED}"))
             out.update(capture_ratio(DEFAULT, 128, "encoder", reps * 2))
             out.update(capture_ratio(LONG, 512, "encoder", reps * 2))
             out.update(capture_memory_in_child(LONG, 512, "encoder"))

@@ -11,8 +11,9 @@ from app_pages.views import explorer_ablation, explorer_norms, explorer_qk, expl
 from app_pages.views.explorer_view import View
 from i18n import N_, _, ngettext
 from labels import file_label, head_label, head_only, layer_label
+from model import checkpoints
 from model.analysis import attention_views as analysis
-from model.analysis import head_stats
+from model.analysis import head_roles, head_stats
 from model.data import course_world as corpus
 from viz import export, grid, head_view, slide
 from viz import stats as stat_viz
@@ -67,6 +68,15 @@ def _zoom_image(zoom, q_labels, k_labels, title: str, log: bool) -> str:
         return _first_view.svg_src(export.heatmap_svg(zoom, q_labels=q_labels, k_labels=k_labels, title=title,
                                                       log=log))
     return _first_view.png_src(export.heatmap_png(zoom, log=log))
+
+
+def measured_roles(name: str, layers: int, heads: int) -> dict | None:
+    """The roles of a shipped model's heads measured on held-out real text (`python -m model.head_roles NAME
+    --write`), when stored for a model of this shape; None for a model this session trained."""
+    if _resources.assets_of(name) is not None:
+        return None
+    data = head_roles.load(name, checkpoints.ASSETS)
+    return data if data is not None and len(data["heads"]) == layers * heads else None
 
 
 def caption(name: str, text: str, where: str | None = None) -> str:
@@ -152,9 +162,14 @@ def render():
     view = View(name, _resources.device(), text, run, as_words, tokens, weights, layer, head, picked, log)
     stats = head_stats.head_stats(weights, tokens)
     labels = head_stats.label_heads(stats)
-    cell = _("entropy {entropy:.2f} · distance {distance:.1f}")
+    measured = measured_roles(name, L, H)       # on held-out text, not on this one
+    roles = [[measured["heads"].get(head_label(lay, h), {}).get("roles", []) if measured else [] for h in range(H)]
+             for lay in range(L)]
+    cell, measured_cell = _("entropy {entropy:.2f} · distance {distance:.1f}"), _("measured: {roles}")
     cell_text = [[cell.format(entropy=stats["entropy"][lay, h], distance=stats["mean_distance"][lay, h])
                   + (f"<br>{', '.join(_(x) for x in labels[lay][h])}" if labels[lay][h] else "")
+                  + ("<br>" + measured_cell.format(roles=", ".join(map(head_roles.role_label, roles[lay][h])))
+                     if roles[lay][h] else "")
                   for h in range(H)] for lay in range(L)]
 
     visit = _first_view.count("explorer")       # on a class's server the first visit draws images (_first_view)
@@ -209,6 +224,12 @@ def render():
             st.markdown(_("**Automatic labels:** {labels}").format(
                 labels="; ".join(_("{label} ({rule})").format(label=_(x), rule=head_stats.rule(x))
                                  for x in labels[layer][head])))
+        if measured:
+            found = head_roles.evidence(measured, head_label(layer, head))
+            n = measured["passages"]
+            st.markdown(ngettext("**Measured on {n} held-out passage of real text:** {roles}",
+                                 "**Measured on {n} held-out passages of real text:** {roles}", n).format(
+                n=n, roles="; ".join(found) or _("none (no role reaches its threshold)")))
 
     # lazy tabs: only the open tab's content runs on a rerun
     tabs = [_(t) for t in TABS]                     # the URL holds the shown label

@@ -5,9 +5,11 @@ WordPiece of 30,522 pieces; distilled from MiniLM and trained on a billion sente
 
 `evaluate()` measures what this project's engine computes with it: the sentence similarities published in
 sentence-transformers' quickstart, and pronouns on the project's real-text set (model/tasks/coref_realtext.py)
-with the head chosen on its dev split.
+with the head chosen on its dev split, and its heads' roles measured on held-out real text
+(model/analysis/head_roles.py; `python -m model.head_roles minilm --write` remeasures them).
 """
 from model import checkpoints
+from model.analysis import head_roles
 from model.data import text_input
 from model.tasks import coref_realtext
 from model.tasks.sentence_embedding import pool
@@ -27,4 +29,4 @@ def evaluate() -> dict:
     return {"similarity_quickstart": [round(float(sim[0, 1]), 4), round(float(sim[0, 2]), 4),
                                       round(float(sim[1, 2]), 4)],
             "coref_head": meta["coref_head"],
-            **coref_realtext.report(model, tok)}
+            **coref_realtext.report(model, tok), **head_roles.summary(NAME)}
