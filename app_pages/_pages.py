@@ -26,6 +26,10 @@ PAGES = [
     ("coreference.py", N_("Coreference"), ":material/link:",
      N_("Which head points \"it\" at \"restaurant\": a trained encoder whose own heads resolve pronouns, "
      "with minimal pairs and heads ranked by measured accuracy.")),
+    ("similarity.py", N_("Sentence similarity"), ":material/compare_arrows:",
+     N_("How alike sentences are to a sentence encoder (all-MiniLM-L6-v2): the cosine similarity of a few typed "
+     "sentences, and how the last layer's token states, mixed by attention, are mean-pooled and normalised into one "
+     "vector per sentence.")),
     ("finetune.py", N_("Fine-tuning"), ":material/tune:",
      N_("Pre-train, then fine-tune: BERT's three kinds of heads (a class from [CLS], a tag per token, an answer span) "
         "and next-sentence prediction on the shipped encoder; full fine-tuning against a frozen encoder, learning "

@@ -124,6 +124,9 @@ def _text_columns(c: dict) -> list[Column]:
               Block("embed", _("Token embedding"), "tokens", "embed", ((f"V × d_model = {_fmt(V)} × {d}", ""),)),
               _positions(c, T))
     embed_norm = Block("embed_norm", "LayerNorm", "norm", "norm", ((_("on the embeddings (BERT)"), ""),))
+    if c.get("type_vocab_size"):
+        before += (Block("types", _("+ token type embedding"), "tokens", "embed",
+                         ((_("{n} × {d}; one text is all type 0").format(n=c["type_vocab_size"], d=d), ""),)),)
     if c.get("embed_norm"):
         before += (embed_norm,)
     note = ()
@@ -137,6 +140,9 @@ def _text_columns(c: dict) -> list[Column]:
                  + (ngettext(", {n} global token", ", {n} global tokens", g).format(n=g) if g else ""), "masks"),)
     label = _("Masked multi-head self-attention") if kind == "decoder" else _("Multi-head self-attention")
     layer, units = _sublayers("enc", c, _attention("enc", c, label, note), None, act)
+    if kind != "encoder_decoder" and not c.get("lm_head", True):          # a sentence encoder: no output layer
+        header = _header("Encoder", n, c)
+        return [Column(before, layer, units, _final_norm("enc", c), header, f"T × {d}", f"T × {d}", "left")]
     if kind != "encoder_decoder":
         head = Block("head", _("LM head (next token)") if kind == "decoder" else _("LM head (masked tokens)"),
                      "lm_head", "head", ((_("linear {d} → V = {V}, softmax").format(d=d, V=_fmt(V)), ""),))

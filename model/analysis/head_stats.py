@@ -7,13 +7,10 @@ token / itself / [CLS] / [SEP]; mean attention distance as in Dosovitskiy et al.
 import numpy as np
 
 from i18n import N_, _
+from model.data.function_words import FUNCTION_WORDS
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[BOS]", "[EOS]")
 PRONOUNS = ("it", "its", "they", "them", "their", "theirs", "he", "him", "his", "she", "her", "hers")
-FUNCTION_WORDS = frozenset(
-    "a an the and or but so to of in on at by for with from as is was are were be been am do does did "
-    "that this these those which who whom what when where why how not no me my we us our you your i "
-    "because only just very than then there here also too".split())
 
 # Thresholds of the automatic labels (shown on the page next to each label).
 PREVIOUS_MIN = 0.5      # mean weight on the token just before

@@ -7,9 +7,9 @@ split_words(text) is word i + 1 of the encoding ([CLS] is word 0).
 import numpy as np
 import torch
 
-from model.analysis.head_stats import FUNCTION_WORDS
 from model.data import text_input
 from model.data.course_world import PRONOUNS, Sample
+from model.data.function_words import FUNCTION_WORDS
 from model.data.word_tokenizer import PAD, split_words
 from model.engine.capture import capturing
 from model.tasks.word_attention import word_attention
@@ -93,7 +93,7 @@ SPECIAL_WORDS = frozenset({"[CLS]", "[SEP]", "[PAD]", "[BOS]", "[EOS]", "[MASK]"
 
 def content_words(word_texts) -> np.ndarray:
     """(W,) bool: the words a pronoun can stand for: not a special token, punctuation, a function word
-    (model.analysis.head_stats.FUNCTION_WORDS) or a pronoun."""
+    (model.data.function_words) or a pronoun."""
     return np.array([t not in SPECIAL_WORDS and any(c.isalnum() for c in t) and t.lower() not in FUNCTION_WORDS
                      and t.lower() not in PRONOUNS for t in word_texts])
 

@@ -4,7 +4,7 @@ before the run), the values in English."""
 VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": "Attends to & statistics"}),
          *[("explorer.py", {"explorer_tab": t}) for t in ("Summaries", "Ablation", "Why this weight", "Value norms",
                                                           "Queries & keys")],
-         ("tokenization.py", {}), ("coreference.py", {}),
+         ("tokenization.py", {}), ("coreference.py", {}), ("similarity.py", {}),
          ("coreference.py", {"predict": False}), ("coreference.py", {"coref_tab": "Head ablation"}),
          ("generation.py", {}), ("generation.py", {"gen_tab": "Sentence probability"}),
          ("generation.py", {"gen_tab": "Learning from the prompt"}), ("translation.py", {}),
