@@ -10,7 +10,7 @@ from app_pages import _export, _predict, _present, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, RealTextFigures, coref_head_accuracy, coref_run, realtext_figures
-from app_pages.views import coreference_ablation
+from app_pages.views import coreference_ablation, coreference_patching
 from i18n import N_, _, ngettext
 from labels import file_label, head_label
 from model.analysis.head_stats import antecedent_candidates
@@ -28,7 +28,7 @@ PHONE_PX = 640                # at most this wide, the arcs wrap after a few wor
 OWN = N_("Your own text")
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Ordinary sentences"),
-        N_("Head ablation")]
+        N_("Head ablation"), N_("Patching")]
 CUE_NAMES = {"gender": N_("gender (he/she)"), "number": N_("number (it/they)"), "structure": N_("structure"),
              "winograd": N_("Winograd pairs (world knowledge)"), "cued": N_("gender + number + structure"),
              "all": N_("all test sentences")}
@@ -341,7 +341,7 @@ def render():
     name = st.radio(_("Model"), names, key="coref_model", horizontal=True, bind=BIND, persist_state=KEEP,
                     help=_("The encoder trained here on pronouns, or a real pretrained model run by this app's "
                            "engine."))
-    st.markdown(_(INTRO.get(name, INTRO[COREF_MODEL])))
+    st.markdown(_(INTRO.get(name, INTRO["coref_encoder"])))      # a model trained here reads as the encoder
     model, meta = model_or_stop(name)
     chosen = tuple(meta["coref_head"])
     candidates = meta.get("coref_candidates", "all")
@@ -372,7 +372,7 @@ def render():
     tabs = [_(t) for t in TABS]
     _url.named_anew("coref_tab", tabs)                         # the language changed: the open tab stays open
     _url.stale_link("coref_tab", tabs, _("the tab"), tabs[0])
-    tab1, tab2, tab3, tab4, tab5 = st.tabs(tabs, key="coref_tab", bind=BIND)
+    tab1, tab2, tab3, tab4, tab5, tab6 = st.tabs(tabs, key="coref_tab", bind=BIND)
     if tab1.open:
         with tab1:
             pronoun_view(run, chosen, text, name, candidates)
@@ -396,3 +396,6 @@ def render():
                 st.info(_("Head ablation measures the model's own pronoun answer, given by {trained}'s pronoun "
                           "head; {name} has no such output. Pick {trained} above.").format(trained=COREF_MODEL,
                                                                                              name=name))
+    if tab6.open:
+        with tab6:
+            coreference_patching.render(dev, chosen, name, candidates)

@@ -56,6 +56,9 @@ def test_every_page_renders_in_english_and_chinese(fresh_python, browser, tmp_pa
                 page.locator('[data-testid="stMain"] h1').first.wait_for(timeout=60_000)
                 if page.locator('[data-testid="stException"]').count():
                     broken.append(f"/{path}{query}: {page.locator('[data-testid=stException]').first.inner_text()}")
+        page.goto(f"{url}/explorer?text_model=minilm")          # the pretrained model's package came with it
+        wait_for_app(page, timeout=120_000)
+        page.get_by_text("model minilm, 6 layers × 12 heads").first.wait_for(timeout=120_000)
         ctx.close()
         assert not broken, "\n".join(broken)
         assert not errors, errors
