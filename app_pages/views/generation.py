@@ -4,7 +4,8 @@ Teaches: the next-token distribution and temperature; greedy choice, seeded top-
 (with its tree); the causal attention that grows one row per generated token and puts exactly zero weight on
 the future; masked-LM fill-in with the encoder (context on both sides); and the two pre-training objectives
 side by side (which positions give a loss term). Both models read byte-level BPE pieces, so no text is unknown.
-The last tab (app_pages/views/incontext.py): a small decoder copying a span it saw earlier in its prompt.
+The tab "Learning from the prompt" (app_pages/views/incontext.py): a small decoder copying a span it saw earlier in
+its prompt; the last, "Logit lens" (app_pages/views/logit_lens.py): what each layer would predict next.
 """
 import re
 import unicodedata
@@ -15,7 +16,7 @@ import streamlit as st
 from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import esc, md, visible
 from app_pages._numbers import plain, prob
-from app_pages.views import chain_rule, incontext
+from app_pages.views import chain_rule, incontext, logit_lens
 from i18n import N_, _, language, ngettext
 from labels import file_label, head_label, head_only, layer_label
 from model import checkpoints
@@ -38,7 +39,8 @@ DEFAULT_PROMPT = "The restaurant refused to serve me a"
 DEFAULT_FILL = "piano: a keyboard instrument that is <mask> by pressing keys."
 DEFAULT_SENTENCE = "The restaurant refused to serve me a ham sandwich because it only cooks vegetarian food."
 TABS = [N_("Next token"), N_("Generate step by step"), N_("Beam search"), N_("Fill-in (encoder)"),
-        N_("Objectives side by side"), N_("Sentence probability"), N_("Learning from the prompt")]
+        N_("Objectives side by side"), N_("Sentence probability"), N_("Learning from the prompt"),
+        N_("Logit lens")]
 STRATEGIES = {"greedy": N_("greedy"), "top_k": N_("top-k sampling")}
 MEAN = N_("mean of heads")
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
@@ -145,8 +147,8 @@ def render():
     # lazy tabs: only the open one runs its model (its picks survive in the session); the open tab is in the URL
     tabs = [_(t) for t in TABS]                         # the URL holds the shown (translated) tab label
     _url.stale_link("gen_tab", tabs, _("the tab"), tabs[0])
-    tab_next, tab_gen, tab_beam, tab_fill, tab_obj, tab_chain, tab_ic = st.tabs(tabs, key="gen_tab",
-                                                                                on_change="rerun", bind=BIND)
+    tab_next, tab_gen, tab_beam, tab_fill, tab_obj, tab_chain, tab_ic, tab_lens = st.tabs(
+        tabs, key="gen_tab", on_change="rerun", bind=BIND)
     if tab_next.open:
         with tab_next:
             next_token(gpt, dev, tok, prompt, prompt_ids)
@@ -168,6 +170,9 @@ def render():
     if tab_ic.open:
         with tab_ic:
             incontext.section(dev)
+    if tab_lens.open:
+        with tab_lens:
+            logit_lens.section(gpt, dev, prompt)
 
 
 def next_token(gpt, dev, tok, prompt, prompt_ids):

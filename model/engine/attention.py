@@ -3,7 +3,8 @@
 Two paths: a fast one (`F.scaled_dot_product_attention`, or a kernel given at construction) for training
 and whenever nobody looks, and an explicit one, taken inside `model.engine.capture.capturing()`, that also
 returns the weights (and, on request, q, k, v, scores). On every path, heads named in an enclosing
-`model.engine.ablation.ablating()` block have their outputs replaced before W_O.
+`model.engine.ablation.ablating()` block have their outputs replaced before W_O, and states named in an enclosing
+`model.engine.patching.patching()` block (a head's q, k or output) are replaced by the given values.
 Masks are boolean "may attend" tensors (True = may attend), broadcastable to (B, H, Tq, Tk); a bias is a float
 tensor added to the scaled scores before the softmax (a learned relative-position bias), broadcastable the same way.
 """
@@ -15,6 +16,7 @@ from torch import nn
 
 from model.engine.ablation import edit
 from model.engine.capture import Intermediates, active
+from model.engine.patching import heads as patched
 
 
 def attention(q, k, v, mask=None, bias=None):
@@ -94,6 +96,10 @@ class MultiHeadAttention(nn.Module):
             return mask
         return bias if mask is None else bias.masked_fill(~mask, float("-inf"))
 
+    def _z(self, y):
+        """The heads' outputs (B, H, Tq, D) after any ablation, then any patch."""
+        return patched(self, "z", edit(self, y))
+
     def forward(self, x, context=None, mask=None, kv_cache=None, bias=None):
         """x: (B, Tq, C); context: (B, Tk, C) or None; mask: bool (Tq, Tk) or broadcastable; bias: float
         (H, Tq, Tk) or broadcastable to (B, H, Tq, Tk), added to the scaled scores, or None.
@@ -109,17 +115,18 @@ class MultiHeadAttention(nn.Module):
                 k = torch.cat([kv_cache["k"], k], dim=2)
                 v = torch.cat([kv_cache["v"], v], dim=2)
             kv_cache["k"], kv_cache["v"] = k, v
+        q, k = patched(self, "q", q), patched(self, "k", k)
         request = active()
         if request is None:
             if self.kernel is not None and mask is None and kv_cache is None and bias is None:
-                return self.w_o(self.merge_heads(edit(self, self.kernel(q, k, v)))), None
+                return self.w_o(self.merge_heads(self._z(self.kernel(q, k, v)))), None
             p = self.dropout if self.training else 0.0
             y = F.scaled_dot_product_attention(q, k, v, attn_mask=self._float_mask(mask, bias), dropout_p=p)
-            return self.w_o(self.merge_heads(edit(self, y))), None
+            return self.w_o(self.merge_heads(self._z(y))), None
         if request.weights_only and not torch.is_grad_enabled():     # in-place ops: inference only
             shape = (q.shape[0], self.n_heads, q.shape[2], k.shape[2])
             y, weights = attention_into(q, k, v, mask, out=request.buffer_for(shape), bias=bias)
-            return self.w_o(self.merge_heads(edit(self, y))), Intermediates(weights=weights)
+            return self.w_o(self.merge_heads(self._z(y))), Intermediates(weights=weights)
         y, weights, scores = attention(q, k, v, mask, bias)
         kept = {name: t for name, t in (("q", q), ("k", k), ("v", v), ("scores", scores)) if name in request.keep}
-        return self.w_o(self.merge_heads(edit(self, y))), Intermediates(weights=weights, **kept)
+        return self.w_o(self.merge_heads(self._z(y))), Intermediates(weights=weights, **kept)

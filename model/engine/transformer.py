@@ -13,6 +13,7 @@ from torch import nn
 from model.engine.capture import active
 from model.engine.config import ModelConfig
 from model.engine.layers import Block
+from model.engine.patching import residual
 from model.engine.positions import PositionalEncoding
 from model.engine.relative_bias import RelativePositionBias
 
@@ -53,13 +54,16 @@ class Stack(nn.Module):
 
     def forward(self, x, mask=None, memory=None, memory_mask=None, kv_caches=None, bias=None) -> StackOutput:
         """mask: one bool mask for all layers, or a list with one per layer (Swin, sparse); bias: one float
-        (H, T, Tk) relative-position bias added to every layer's self-attention scores, or None."""
+        (H, T, Tk) relative-position bias added to every layer's self-attention scores, or None. Inside
+        `patching()`, the residual stream entering layer l (l = n_layers: leaving the last) is patched where asked."""
         keep = active() is not None
+        x = residual(self, 0, x)
         out = StackOutput(x=x, hidden=[x] if keep else [])
         for i, layer in enumerate(self.layers):
             m = mask[i] if isinstance(mask, (list, tuple)) else mask
             cache = kv_caches[i] if kv_caches is not None else None
             x, inter, cross = layer(x, mask=m, memory=memory, memory_mask=memory_mask, kv_cache=cache, bias=bias)
+            x = residual(self, i + 1, x)
             if keep:
                 out.hidden.append(x)
                 out.intermediates.append(inter)

@@ -30,6 +30,8 @@ LATIN_TERMS |= {w.lower() for w in "Clark Abnar Zuidema GELU translator".split()
 LATIN_TERMS |= {"pr", "exp"}                 # the textbook writes probabilities Pr(t_1, …, t_N) and exp in Latin
 LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 2020): the masks page's random pattern
 LATIN_TERMS |= {"minilm"}                       # the pretrained model's name (MiniLM, Wang et al. 2020)
+# the pronoun page's sources: Winograd schemas, Wilson's interval, the sentence-transformers library
+LATIN_TERMS |= {"winograd", "wilson", "sentence-transformers"}
 # cited authors (Kobayashi et al.: value norms; Michel et al.: head ablation), a tool's name (AttentionViz) and the
 # Kullback–Leibler divergence, named after its authors
 LATIN_TERMS |= {w.lower() for w in "Kobayashi Michel AttentionViz KL".split()}

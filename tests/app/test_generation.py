@@ -64,12 +64,12 @@ def test_page_renders_every_tab(at):
     assert at.title[0].value == "Decoder & generation"
     assert [t.label for t in at.tabs] == ["Next token", "Generate step by step", "Beam search",
                                           "Fill-in (encoder)", "Objectives side by side", "Sentence probability",
-                                          "Learning from the prompt"]
+                                          "Learning from the prompt", "Logit lens"]
     drawn = {}
     for tab, chart in (("Next token", "next_bars"), ("Generate step by step", "gen_growth"),
                        ("Beam search", "beam_tree"), ("Fill-in (encoder)", "fill_bars_0"),
                        ("Objectives side by side", "obj_losses"), ("Sentence probability", "chain_bars"),
-                       ("Learning from the prompt", "ic_strip")):
+                       ("Learning from the prompt", "ic_strip"), ("Logit lens", "lens_map")):
         show(at, tab)
         drawn[tab] = [c.proto.id for c in at.get("plotly_chart")]
         assert plotly_chart(at, chart)["data"], tab
