@@ -27,16 +27,19 @@ def _layout_tokens(tokens: list[str], per_line: int, char_w: float = 0.62) -> tu
 
 
 def plot_arrows(tokens: list[str], source: int, weights: np.ndarray, *, unknown=None, min_weight: float = 0.03,
-                title: str | None = None, per_line: float = 70.0, font_size: int = 17) -> go.Figure:
+                title: str | None = None, per_line: float = 70.0, font_size: int = 17,
+                answer: int | None = None) -> go.Figure:
     """Arcs from tokens[source] to every token it attends to with weight >= min_weight; arc width and
-    opacity grow with the weight, the strongest target is outlined. weights: (N,) one attention row.
+    opacity grow with the weight; the answer is outlined (by default the strongest target; a page that reads the
+    answer among some words only, as a pretrained model's among content words, passes it). weights: (N,) one
+    attention row.
     per_line: line width in layout units (a character is 0.62); at font_size 17 a unit takes about 14 px, so
     70 suits a desktop column and 24 a phone (about 350 px)."""
     w = np.asarray(weights, dtype=np.float64)
     if w.shape != (len(tokens),):
         raise ValueError(f"weights has shape {w.shape}; expected ({len(tokens)},)")
     xs, ys = _layout_tokens(tokens, per_line)
-    best = int(w.argmax())
+    best = int(w.argmax()) if answer is None else int(answer)
     unknown = list(unknown) if unknown is not None else [False] * len(tokens)
     fig = go.Figure()
     top = float(ys.max()) + 1.5

@@ -165,11 +165,12 @@ def pronoun_view(run, chosen: tuple[int, int], text: str, name: str, candidates:
             f"@media (min-width: {PHONE_PX + 1}px) {{ .st-key-coref_narrow {{ display: none; }} }}</style>")
     top = _present.main()                                # presenting: the arcs first, full width
     with st.container(key="coref_wide") if top is None else top.container(key="coref_wide"):
-        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title), key="coref_arrows",
+        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, answer=j), key="coref_arrows",
                       name=(name, file_label(layer, h), f"word{src}", "arrows"),
                       caption=caption_line(name, head_label(layer, h), text=text))
     with st.container(key="coref_narrow") if top is None else top.container(key="coref_narrow"):
-        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15),
+        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15,
+                                  answer=j),
                       key="coref_arrows_phone", name=(name, file_label(layer, h), f"word{src}", "arrows_phone"),
                       caption=caption_line(name, head_label(layer, h), text=text))
     st.subheader(_("Every head at this pronoun"))

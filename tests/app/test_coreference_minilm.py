@@ -55,3 +55,11 @@ def test_the_verdict_names_what_each_model_resolves(ordinary):
     text = _markdown(ordinary)
     assert "**minilm** resolves: gender (he/she), number (it/they)." in text
     assert "**coref_encoder** resolves no kind of these sentences" in text
+
+
+def test_the_arrows_outline_the_answer_not_the_cls_sink():
+    said = _cli("model.coref", TEXT, "--model", "minilm", "--json")["pronouns"][0]
+    at = open_link("coreference.py", predict="false", coref_model="minilm", coref_text=TEXT)
+    spec = next(json.loads(el.proto.spec) for el in at.get("plotly_chart") if "coref_arrows" in el.proto.id)
+    outlined = [a["text"] for a in spec["layout"]["annotations"] if a.get("bordercolor") == "#2171b5"]
+    assert outlined == [said["antecedent"]]
