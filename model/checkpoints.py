@@ -229,6 +229,18 @@ def packaged_models(assets: Path | None = None) -> dict[str, str]:
     return _packaged_in(str(assets), stamps)
 
 
+def shipped_where(test, assets: Path | None = None) -> list[str]:
+    """Shipped models whose meta passes `test(meta)` (models whose files cannot be read are left out)."""
+    out = []
+    for name in shipped(assets):
+        try:
+            if test(read_meta(name, assets)):
+                out.append(name)
+        except CheckpointError:
+            continue
+    return out
+
+
 def shipped(assets: Path | None = None) -> list[str]:
     """Names of every model in assets/: those with a JSON next to safetensors, and those whose JSON names an
     installed package's weights (model.pretrained)."""

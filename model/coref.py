@@ -23,14 +23,7 @@ def has_coref_head(meta: dict) -> bool:
 
 def coref_models(assets=None) -> list[str]:
     """Shipped models with a coreference head (models whose files cannot be read are left out)."""
-    out = []
-    for name in checkpoints.shipped(assets):
-        try:
-            if has_coref_head(checkpoints.read_meta(name, assets)):
-                out.append(name)
-        except CheckpointError:
-            continue
-    return out
+    return checkpoints.shipped_where(has_coref_head, assets)
 
 
 def main(argv=None):

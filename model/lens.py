@@ -25,14 +25,7 @@ def is_decoder(meta: dict) -> bool:
 
 def decoders(assets=None) -> list[str]:
     """Shipped text decoders (models whose files cannot be read are left out)."""
-    out = []
-    for name in checkpoints.shipped(assets):
-        try:
-            if is_decoder(checkpoints.read_meta(name, assets)):
-                out.append(name)
-        except CheckpointError:
-            continue
-    return out
+    return checkpoints.shipped_where(is_decoder, assets)
 
 
 def row_label(row: int) -> str:

@@ -16,14 +16,7 @@ MAX_CHARS = 2000
 
 def sentence_models(assets=None) -> list[str]:
     """Shipped text encoders pooled into sentence vectors (meta "pooling": "mean")."""
-    out = []
-    for name in checkpoints.shipped(assets):
-        try:
-            if checkpoints.read_meta(name, assets).get("pooling") == "mean":
-                out.append(name)
-        except CheckpointError:
-            continue
-    return out
+    return checkpoints.shipped_where(lambda meta: meta.get("pooling") == "mean", assets)
 
 
 def main(argv=None):

@@ -13,14 +13,7 @@ from model.data import text_input
 
 def text_models(assets: Path | None = None) -> list[str]:
     """Shipped models that store a text tokenizer (those whose files cannot be read are left out)."""
-    out = []
-    for name in checkpoints.shipped(assets):
-        try:
-            if isinstance(checkpoints.read_meta(name, assets).get("tokenizer"), dict):
-                out.append(name)
-        except CheckpointError:
-            continue
-    return out
+    return checkpoints.shipped_where(lambda meta: isinstance(meta.get("tokenizer"), dict), assets)
 
 
 def load_tokenizer(model: str | None = None, assets: Path | None = None):

@@ -135,6 +135,20 @@ def group_words(enc: Encoding, special=is_special) -> list[Word]:
     return words
 
 
+def encode_around(text: str, cuts: list[tuple[int, int]], encode_plain, mask_id: int):
+    """(ids, spans, pieces) of text: `encode_plain(part, start)` for the text between the cuts, one mask token
+    (id mask_id, piece "[MASK]", span the cut) for each cut (start, end), in order."""
+    ids, spans, pieces, pos = [], [], [], 0
+    for a, b in cuts + [(len(text), len(text))]:
+        if a > pos:
+            more = encode_plain(text[pos:a], pos)
+            ids, spans, pieces = ids + more[0], spans + more[1], pieces + more[2]
+        if b > a:
+            ids, spans, pieces = ids + [mask_id], spans + [(a, b)], pieces + ["[MASK]"]
+        pos = b
+    return ids, spans, pieces
+
+
 class BPETokenizer:
     """encode/decode around a trained `tokenizers.Tokenizer` whose first seven ids are SPECIALS."""
 
@@ -203,14 +217,7 @@ class BPETokenizer:
         plain text, like every other special spelling). add_cls_sep: [CLS] ... [SEP]; bos: [BOS] first."""
         text = normalize(text)
         cuts = [(m.start(), m.end()) for m in _MASK_SPELLINGS.finditer(text)] if masks else []
-        ids, spans, pieces, pos = [], [], [], 0
-        for a, b in cuts + [(len(text), len(text))]:
-            if a > pos:
-                more = self._encode_plain(text[pos:a], pos)
-                ids, spans, pieces = ids + more[0], spans + more[1], pieces + more[2]
-            if b > a:
-                ids, spans, pieces = ids + [MASK], spans + [(a, b)], pieces + ["[MASK]"]
-            pos = b
+        ids, spans, pieces = encode_around(text, cuts, self._encode_plain, MASK)
         if add_cls_sep:
             ids, spans = [CLS] + ids + [SEP], [(0, 0)] + spans + [(len(text), len(text))]
             pieces = ["[CLS]"] + pieces + ["[SEP]"]

@@ -59,14 +59,7 @@ class WordPieceTokenizer:
             raise ValueError("a WordPiece encoder has no [BOS] token")
         text = bpe.normalize(text)
         cuts = [(m.start(), m.end()) for m in _MASK_SPELLINGS.finditer(text)] if masks else []
-        ids, spans, pieces, pos = [], [], [], 0
-        for a, b in cuts + [(len(text), len(text))]:
-            if a > pos:
-                more = self._encode_plain(text[pos:a], pos)
-                ids, spans, pieces = ids + more[0], spans + more[1], pieces + more[2]
-            if b > a:
-                ids, spans, pieces = ids + [self.mask], spans + [(a, b)], pieces + ["[MASK]"]
-            pos = b
+        ids, spans, pieces = bpe.encode_around(text, cuts, self._encode_plain, self.mask)
         if add_cls_sep:
             ids, spans = [self.cls] + ids + [self.sep], [(0, 0)] + spans + [(len(text), len(text))]
             pieces = ["[CLS]"] + pieces + ["[SEP]"]

@@ -109,3 +109,12 @@ def test_the_attention_command_prints_layers_heads_n_n():
     np.testing.assert_allclose(w.sum(-1), 1.0, atol=1e-4)
     bad = _run("model.attention", "x", "--model", "translator", "--json")
     assert bad.returncode == 2 and "reads one text" in bad.stderr
+
+
+def test_a_typed_mask_becomes_bert_s_mask_token_only_where_asked(minilm):
+    _, _, tok = minilm
+    masked = text_input.encode(tok, "The <mask> pulled into the station.", "cls_sep", masks=True)
+    assert masked.tokens == ["[CLS]", "the", "[MASK]", "pulled", "into", "the", "station", ".", "[SEP]"]
+    assert masked.ids[2] == 103                                   # BERT's [MASK]
+    plain = text_input.encode(tok, "The [MASK] pulled", "cls_sep")
+    assert 103 not in plain.ids and plain.tokens[2:5] == ["[", "mask", "]"]
