@@ -11,7 +11,7 @@ import plotly.graph_objects  # noqa: E402,F401
 import streamlit as st  # noqa: E402
 import torch  # noqa: E402
 
-from app_pages import _downloads, _inputs, _language, _memory, _pages, _present, _resources, _server, _url  # noqa: E402,E501
+from app_pages import _class, _downloads, _inputs, _language, _memory, _pages, _present, _resources, _server, _url  # noqa: E402,E501
 from i18n import _  # noqa: E402
 
 torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
@@ -24,6 +24,7 @@ _memory.release_freed_heap()
 st.set_page_config(page_title="Attention Lab", page_icon="assets/icon.png", layout="wide")
 
 _language.install()
+_class.adopt_host_link()             # a view opened from the lecture page hosts its class; the key leaves the link
 with st.sidebar:                     # first: the page titles below are in the session's language
     _language.switch()
 _language.relabel_link()

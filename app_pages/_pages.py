@@ -56,6 +56,9 @@ PAGES = [
     ("lecture.py", N_("Lecture"), ":material/co_present:",
      N_("The course texts' sections in order, each with a prepared view and what to point out; step through them "
      "with the arrow keys, add your own views, export and import the playlist.")),
+    ("classroom.py", N_("Class"), ":material/groups:",
+     N_("For students in a lecture: join with the lecturer's code or QR code, answer the question on the "
+        "projector from your phone, then see whether you were right and how the class answered.")),
 ]
 
 # the pages that run the sidebar's text model (or start from it); the others use their own models

@@ -9,12 +9,17 @@ What is in the link: only the switch `predict` (on by default; ?predict=false sh
 lecturer who wants to show rather than ask; the lecture's prepared views that show an answer carry it). The pick
 and whether it was revealed stay in the session and never enter the URL, so a copied link asks again and never
 gives the answer away.
+
+In a session that hosts a class (app_pages/_class.py: started on the lecture page, or a view opened from there)
+the box also offers **Ask the class**: the question goes to the students' phones, the class's counts appear in the
+box while it is open, **Reveal** reveals it to the class too, and the class's answers can be reset. A class store
+that is down is said in the box; the learner's own prediction works regardless.
 """
 from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from app_pages import _url
+from app_pages import _class, _url
 from app_pages._markup import md
 from i18n import N_, _
 
@@ -35,8 +40,9 @@ def _question(key: str) -> str:
     return f"_{key}_for"
 
 
-def _reveal(key: str) -> None:
+def _reveal(key: str, asked=None) -> None:
     st.session_state[_shown(key)] = True
+    _class.reveal_asked(key, asked)
 
 
 def _again(key: str, multi: bool) -> None:
@@ -79,14 +85,19 @@ def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
     shown = bool(s.get(_shown(key)))
     options = list(options)
     names = [md(format_func(o)) for o in options]      # a pill renders Markdown: typed words escaped; named now, in
-    with box:                                          # this run's language (format_func may be called after it)
+    rights = [i for i, o in enumerate(options) if (o in set(answer) if multi else o == answer)]   # this run's language
+    klass = _class.question(key, question, [str(format_func(o)) for o in options], rights, multi, explain) \
+        if _class.hosting() else None                  # the question as the class is asked it (a hosting session)
+    with box:
         pick = st.pills(_("Pick every one that does (or none)") if multi else _("Your prediction"), options,
                         selection_mode="multi" if multi else "single", key=_pick(key),
                         format_func=lambda o: names[options.index(o)] if o in options else md(format_func(o)),
                         disabled=shown, persist_state=_url.KEEP)
         if not shown:
-            st.button(_("Reveal"), type="primary", key=f"{key}_reveal", on_click=_reveal, args=(key,),
+            st.button(_("Reveal"), type="primary", key=f"{key}_reveal", on_click=_reveal, args=(key, klass),
                       disabled=pick is None, help=_("Pick an answer first") if pick is None else None)
+            if klass is not None:
+                _class.counts(key, klass, live=True)
             return False
         if multi:
             right = [o for o in options if o in set(answer)]
@@ -103,4 +114,6 @@ def predict(key: str, question: str, options: Sequence, answer, explain: str, *,
         st.caption(explain)
         st.button(_("Try again"), key=f"{key}_again", on_click=_again, args=(key, multi),
                   help=_("Hide the answer and predict again"))
+        if klass is not None:
+            _class.counts(key, klass, live=False, again=lambda: _again(key, multi))
     return True

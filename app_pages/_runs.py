@@ -352,7 +352,9 @@ class MaskedRuns:
                                                    "正在分别用掩码和完整注意力运行模型…")
 def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, causal: bool = False) -> MaskedRuns:
     """A shipped text model under a mask pattern and with full attention; decoders keep the causal mask in
-    both. params: sorted (name, value) pairs. InputError if the pattern does not fit the text (not cached)."""
+    both. params: sorted (name, value) pairs. A pattern that adds g tokens in front of the text (extra global
+    tokens) is given the model's own: the first g of the n tokens it reads (the page asks for g = the tokens its
+    text rule puts there, [CLS] or [BOS]). InputError if the pattern does not fit the text (not cached)."""
     from model.data import text_input
     from model.engine import masks
     from model.tasks.attention_run import run_text
@@ -361,7 +363,11 @@ def masked_runs(name: str, device: str, text: str, pattern: str, params: tuple, 
     encoder = model.config.kind == "encoder"
     n = min(len(text_input.encode(tok, text, rule).ids), model.config.max_len)
     base = np.ones((n, n), dtype=bool) if encoder else masks.causal(n)
-    mask = masks.build(pattern, n, causal or not encoder, **dict(params)) & base
+    pat, params = masks.PATTERNS[pattern], dict(params)
+    g = min(pat.added(**params), n)
+    if pat.adds:
+        params[pat.adds] = g
+    mask = masks.build(pattern, n - g, causal or not encoder, **params) & base            # (n, n)
     full = run_text(model, tok, text, rule, mask=base)
     return MaskedRuns(run_text(model, tok, text, rule, mask=mask), full, mask)
 

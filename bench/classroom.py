@@ -8,7 +8,16 @@ an inline image: app_pages/_first_view.py); `first_view_interactive_s` until the
 the whole first run (the server's part); `first_view_title_s` when the page's title was drawn (what a student
 sees first). In the same minutes, on the same machine: `first_view_streamlit_baseline_s` a Streamlit page holding
 only a title (the frontend's own start), `first_view_plotly_baseline_s` one holding one Plotly chart (plus
-plotly.js). Loopback only; bounded in time."""
+plotly.js). Loopback only; bounded in time.
+
+Then the class answers (issue 38, serve/class_load.py): ANSWER_STUDENTS students on the class page through the
+balancer, the lecturer asking through the store. One question answered within 10 s: `class_answers_submitted`
+(acknowledged on the students' screens), `class_answers_counted` (in the store's final count: must be equal),
+`class_answer_p95_ms` (pick sent to acknowledgement shown); a second question with a replica killed (SIGKILL) 4 s
+in: `class_answers_lost_on_failover` (acknowledged answers the store no longer holds); a third with the store
+(Redis) killed with SIGKILL 4 s in, down 2 s (picks then are refused on screen and sent again), and restarted:
+`class_store_restart_lost`. ATTENTION_LAB_CLASS_BENCH=answers
+runs only this part (a class of its own)."""
 import os
 import signal
 import tempfile
@@ -16,11 +25,17 @@ import time
 from pathlib import Path
 
 from app_pages import _first_view
-from serve import local, ramp, replicas
+from app_pages._class_store import open_store
+from serve import class_load, local, ramp, replicas
+from serve import store as redis_server
 
 LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
 REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", local.default_replicas()))   # two per core
 QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
+ANSWER_STUDENTS, QUICK_ANSWER_STUDENTS = 100, 30
+ANSWER_WINDOW_S = 10              # the issue's: every student answers within 10 s of the question
+FAULT_AT_S = 4                    # a replica (then the store) killed this long after the question is asked
+STORE_DOWN_S = 2                  # how long the killed store stays down before `serve restart store`
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
 FIGURE = f"img.{_first_view.IMAGE_CLASS}, {CHART}"      # an image of the light first view, or a chart
 
@@ -126,7 +141,62 @@ def _class(n: int, state_dir: Path, **kw) -> local.ClassState:
     return local.up(n, _free_block(n + 1), state_dir, **kw)
 
 
+def answers(state: local.ClassState, n: int) -> dict:
+    """The class answering three questions through the balancer (module docstring): the figures."""
+    store = open_store(state.store_url)
+    code, key = store.create()
+    students, stop = class_load.join(state.url, code, n, seed=38, spawn_gap_s=0.1)
+    out = {"class_answer_students": n}
+    try:
+        out["class_answer_students_joined"] = class_load.wait_joined(students, timeout=300)
+        time.sleep(class_load.POLL_S)                  # everyone's page refreshing as usual
+
+        def kill_replica():
+            r = local.load(state.dir).replica("r2")
+            os.kill(r.pid, signal.SIGKILL)
+
+        def kill_store():                              # a crash: no shutdown, down a while, then restarted
+            redis_server.stop(local.load(state.dir).store_pid, sig=signal.SIGKILL)
+            time.sleep(STORE_DOWN_S)
+            local.restart_store(state.dir)
+        load = class_load.run_phase(store, code, key, students, "load", window_s=ANSWER_WINDOW_S, seed=1)
+        failover = class_load.run_phase(store, code, key, students, "failover", window_s=ANSWER_WINDOW_S, seed=2,
+                                        during=kill_replica, during_at_s=FAULT_AT_S)
+        restart = class_load.run_phase(store, code, key, students, "restart", window_s=ANSWER_WINDOW_S, seed=3,
+                                       during=kill_store, during_at_s=FAULT_AT_S)
+    finally:
+        class_load.leave(students, stop)
+        store.close()
+    out.update({
+        "class_answers_submitted": load["submitted"], "class_answers_counted": load["counted"],
+        "class_answer_p95_ms": load["ack_p95_ms"], "class_answer_p50_ms": load["ack_p50_ms"],
+        "class_answer_max_ms": load["ack_max_ms"], "class_answers_all_acked_s": load["all_acked_s"],
+        "class_answers_lost_on_failover": failover["lost"],
+        "class_answers_submitted_failover": failover["submitted"],
+        "class_answers_counted_failover": failover["counted"], "class_answer_reconnects_failover":
+            failover["reconnects"], "class_answer_p95_ms_failover": failover["ack_p95_ms"],
+        "class_store_restart_lost": restart["lost"], "class_answers_submitted_store_restart": restart["submitted"],
+        "class_answers_counted_store_restart": restart["counted"],
+        "class_answers_not_saved_store_restart": restart["not_saved"],
+        "class_answers_all_acked_s_store_restart": restart["all_acked_s"]})
+    problems = [e for phase in (load, failover, restart) for e in phase["errors"]]
+    if problems:
+        out["class_answer_problem_examples"] = " | ".join(problems[:6])
+    return out
+
+
+def _answers_only(quick: bool) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="classroom-"))
+    state = _class(REPLICAS, tmp / "answers")
+    try:
+        return answers(state, QUICK_ANSWER_STUDENTS if quick else ANSWER_STUDENTS)
+    finally:
+        local.down(state.dir)
+
+
 def run(quick: bool = False) -> dict:
+    if os.environ.get("ATTENTION_LAB_CLASS_BENCH") == "answers":
+        return _answers_only(quick)
     from playwright.sync_api import sync_playwright
 
     from tests.browser.server import launch
@@ -162,6 +232,8 @@ def run(quick: bool = False) -> dict:
 
         r = ramp.run(state.url, pids, levels=QUICK_LEVELS if quick else LEVELS,
                      hold_s=QUICK_HOLD_S if quick else HOLD_S, fault=kill_one, fault_hold_s=15)
+        local.restart("r1", state.dir)                  # the ramp killed it: the class is whole again
+        out.update(answers(state, QUICK_ANSWER_STUDENTS if quick else ANSWER_STUDENTS))
     finally:
         local.down(state.dir)
     cpu_ms = r["server_cpu_ms_per_rerun"]

@@ -8,5 +8,8 @@ cluster (Dockerfile, deploy/k8s/); a load test that speaks Streamlit's websocket
   wire.py       a Streamlit client on the websocket (protobuf BackMsg / ForwardMsg)
   load.py       one student on the wire, and what it checks: latency, errors, crosstalk, reconnection
   ramp.py       the class's schedule: warm-up, levels of students, memory and CPU read, a replica killed
+  store.py      the class's answer store beside the replicas: Debian's redis-server, append-only, fsync always
+  class_load.py a class answering on the wire: students on the class page, acknowledgements, lost answers
 
-Imports the app's protobufs (streamlit.proto) and websockets; never the app's pages or the model."""
+Imports the app's protobufs (streamlit.proto), websockets and redis, and the app's plain-Python pieces it serves
+(app_pages._first_view's setting, app_pages._class_store); never the app's pages or the model."""

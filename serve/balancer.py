@@ -10,6 +10,8 @@ Why each setting:
   refuses at once);
 - a dead or stopped replica's students are sent elsewhere at once (`option redispatch 1`, connection retries);
 - `timeout tunnel`: an open websocket may stay quiet for an hour (Streamlit pings every 30 s);
+- `option forwardfor`: the replicas see each student's address (X-Forwarded-For), for the class store's rate per
+  client (issue 38; hashed there, never kept);
 - the limits of serve/limits.py: upload size and rate (issue 18, item 8), request line and headers."""
 import socket
 import time
@@ -57,6 +59,8 @@ defaults
     option httplog
     option dontlog-normal
     option redispatch 1
+    # the student's address for the class store's rate per client (hashed there, never kept)
+    option forwardfor
     retries 2
     timeout connect 3s
     timeout client 60s

@@ -1,5 +1,7 @@
-"""The class setup on one machine: N replicas and HAProxy on loopback, their pids and ports in a state file, so
-`up`, `status`, `drain`, `ready`, `restart` and `down` are separate commands (python -m serve ...)."""
+"""The class setup on one machine: N replicas and HAProxy on loopback, and the class's answer store (Redis,
+serve/store.py) beside them, their pids and ports in a state file, so `up`, `status`, `drain`, `ready`, `restart`
+and `down` are separate commands (python -m serve ...). Every replica gets the store's address and the public URL
+students are sent to (the class's join link) in its environment."""
 import json
 import os
 import secrets
@@ -12,7 +14,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from serve import balancer, replicas
+from app_pages._class_store import ENV as STORE_ENV
+from app_pages._class_store import PUBLIC_URL_ENV
+from serve import balancer, replicas, store
 
 STATE_DIR = replicas.ROOT / "runs" / "serve"
 HOST = "127.0.0.1"
@@ -44,10 +48,24 @@ class ClassState:
     haproxy_pid: int = 0
     replicas: list[ReplicaState] = field(default_factory=list)
     state_dir: str = str(STATE_DIR)
+    store_pid: int = 0
+    public_url: str = ""
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+    @property
+    def store_dir(self) -> Path:
+        return self.dir / "store"
+
+    @property
+    def store_url(self) -> str:
+        return store.url(self.store_dir)
+
+    def replica_env(self) -> dict[str, str]:
+        """What every replica is told: where the class store is, and the address students reach."""
+        return {STORE_ENV: self.store_url, PUBLIC_URL_ENV: self.public_url or self.url}
 
     @property
     def dir(self) -> Path:
@@ -90,7 +108,7 @@ def port_free(port: int) -> bool:
 
 def _start_replica(state: ClassState, name: str, port: int) -> ReplicaState:
     log = state.dir / f"{name}.log"
-    pid = replicas.start(port, log, state.cookie_secret, HOST)
+    pid = replicas.start(port, log, state.cookie_secret, HOST, extra_env=state.replica_env())
     return ReplicaState(name, port, pid, str(log))
 
 
@@ -104,25 +122,42 @@ def _ready_replica(r: ReplicaState, warm_pages, errors: list) -> None:
         errors.append(f"{r.name}: {e}")
 
 
+def default_public_url(port: int, bind: str = HOST) -> str:
+    """The balancer's address as a phone would type it: loopback stays loopback; a balancer open to the network
+    (--bind 0.0.0.0) is named by this machine's host name (pass --public-url where phones know it otherwise)."""
+    host = HOST if bind in (HOST, "localhost") else (socket.gethostname() if bind in ("0.0.0.0", "::") else bind)
+    return f"http://{host}:{port}"
+
+
 def up(n: int, port: int, state_dir: Path = STATE_DIR, first_replica_port: int | None = None,
-       warm_pages=replicas.WARM_PAGES, uploads_per_window: int | None = None, bind: str = HOST) -> ClassState:
-    """Start n warmed replicas on the ports after `port` (or from first_replica_port), then HAProxy on bind:port
-    (loopback unless told; the replicas always listen on loopback)."""
+       warm_pages=replicas.WARM_PAGES, uploads_per_window: int | None = None, bind: str = HOST,
+       public_url: str | None = None) -> ClassState:
+    """Start the class store (Redis), then n warmed replicas on the ports after `port` (or from
+    first_replica_port), then HAProxy on bind:port (loopback unless told; the replicas always listen on loopback).
+    public_url: the address students' phones reach, used in the class's join link (default: the balancer's)."""
     state_dir = Path(state_dir)
     old = load(state_dir)
-    if old and (replicas.alive(old.haproxy_pid) or any(replicas.alive(r.pid, r.port) for r in old.replicas)):
+    if old and (replicas.alive(old.haproxy_pid) or any(replicas.alive(r.pid, r.port) for r in old.replicas)
+                or (old.store_pid and store.alive(old.store_pid))):
         raise RuntimeError(f"a class is already up at {old.url}: python -m serve down first")
     if not 1 <= n <= 16:
         raise ValueError("replicas: between 1 and 16")
     if shutil.which("haproxy") is None:
         raise RuntimeError("haproxy is missing: apt-get install -y haproxy")
+    if shutil.which("redis-server") is None:
+        raise RuntimeError("redis-server is missing: apt-get install -y redis-server")
+    if public_url is not None and not public_url.startswith(("http://", "https://")):
+        raise ValueError(f"--public-url must start with http:// or https://: {public_url!r}")
     first = first_replica_port or port + 1
     ports = [port] + list(range(first, first + n))
     busy = [p for p in ports if not port_free(p)]
     if busy:
         raise RuntimeError(f"port(s) {', '.join(map(str, busy))} on {HOST} are in use")
     state_dir.mkdir(parents=True, exist_ok=True)
-    state = ClassState(port=port, cookie_secret=secrets.token_hex(32), state_dir=str(state_dir))
+    state = ClassState(port=port, cookie_secret=secrets.token_hex(32), state_dir=str(state_dir),
+                       public_url=(public_url or default_public_url(port, bind)).rstrip("/"))
+    state.store_pid = store.start(state.store_dir, state.dir / "store.log")
+    state.save()
     state.replicas = [_start_replica(state, f"r{i + 1}", p) for i, p in enumerate(ports[1:])]
     state.save()
     errors: list[str] = []
@@ -183,6 +218,8 @@ def down(state_dir: Path = STATE_DIR) -> bool:
         t.start()
     for t in threads:
         t.join()
+    if state.store_pid:
+        store.stop(state.store_pid)                   # after the replicas: SIGTERM, Redis closes its file
     (state.dir / "state.json").unlink(missing_ok=True)
     state.sock.unlink(missing_ok=True)
     return True
@@ -199,7 +236,21 @@ def status(state_dir: Path = STATE_DIR) -> dict:
         rows.append({"name": r.name, "port": r.port, "pid": r.pid, "alive": up_,
                      "healthy": up_ and replicas.healthy(r.url), "rss_mb": round(replicas.rss_mb(r.pid), 1) if up_
                      else None, **seen.get(r.name, {"status": "unknown", "scur": 0, "stot": 0})})
-    return {"url": state.url, "balancer_alive": replicas.alive(state.haproxy_pid), "replicas": rows}
+    return {"url": state.url, "balancer_alive": replicas.alive(state.haproxy_pid), "replicas": rows,
+            "public_url": state.public_url, "store": {"url": state.store_url, "pid": state.store_pid,
+                                                      "alive": bool(state.store_pid) and store.alive(state.store_pid)}}
+
+
+def restart_store(state_dir: Path = STATE_DIR, kill: bool = False) -> int:
+    """Stop the class store (SIGTERM, or SIGKILL with kill=True, as a crash would) and start it again on the same
+    files: its append-only file is read back, so every acknowledged answer is there. Returns the new pid. The
+    replicas reconnect by themselves; answers sent meanwhile are refused with a message, never lost silently."""
+    state = _required(state_dir)
+    if state.store_pid:
+        store.stop(state.store_pid, sig=signal.SIGKILL if kill else signal.SIGTERM)
+    state.store_pid = store.start(state.store_dir, state.dir / "store.log")
+    state.save()
+    return state.store_pid
 
 
 def drain(name: str, state_dir: Path = STATE_DIR) -> None:

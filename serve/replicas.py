@@ -24,9 +24,11 @@ def command(port: int, host: str = "127.0.0.1") -> list[str]:
             f"--server.address={host}", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"]
 
 
-def start(port: int, log: Path, cookie_secret: str, host: str = "127.0.0.1") -> int:
-    """Start a replica in its own process group (it outlives this command); returns its pid."""
-    env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=cookie_secret, **{LIGHT_ENV: "1"})   # a light first view
+def start(port: int, log: Path, cookie_secret: str, host: str = "127.0.0.1", extra_env: dict | None = None) -> int:
+    """Start a replica in its own process group (it outlives this command); returns its pid. extra_env: the class
+    store's address and the students' public URL (serve/local.py)."""
+    env = dict(os.environ, STREAMLIT_SERVER_COOKIE_SECRET=cookie_secret, **{LIGHT_ENV: "1"},   # a light first view
+               **(extra_env or {}))
     with open(log, "ab") as out:
         proc = subprocess.Popen(command(port, host), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=env, start_new_session=True)

@@ -118,6 +118,22 @@ class Session:
         self.send(msg)
         return self.read()
 
+    def fragment(self, fragment_id: str, states: list[WidgetState] = (), query: str = "",
+                 auto: bool = False) -> list[ForwardMsg]:
+        """What a fragment sends: its timer (auto=True, st.fragment(run_every=...)) or a widget inside it (these
+        `states` replacing theirs): a rerun of that fragment only, carrying every widget state set so far; returns
+        the messages until the fragment's run finished."""
+        for s in states:
+            self.widgets[s.id] = s
+        msg = BackMsg()
+        msg.rerun_script.page_script_hash = self.page_hash
+        msg.rerun_script.query_string = query
+        msg.rerun_script.fragment_id = fragment_id
+        msg.rerun_script.is_auto_rerun = auto
+        msg.rerun_script.widget_states.widgets.extend(self.widgets.values())
+        self.send(msg)
+        return self.read()
+
     def read(self, until=None) -> list[ForwardMsg]:
         """The messages until the script finished, or until `until(message)` is true for one of them."""
         out = []
@@ -143,6 +159,18 @@ def elements(msgs: list[ForwardMsg], kind: str) -> list:
 def auto_rerun_s(msgs: list[ForwardMsg]) -> float | None:
     """The interval of a timed rerun the run asked the browser for (a fragment's run_every), or None."""
     return next((m.auto_rerun.interval for m in msgs if m.WhichOneof("type") == "auto_rerun"), None)
+
+
+def timed_fragment(msgs: list[ForwardMsg]) -> str | None:
+    """The id of the fragment whose timer the run asked the browser for (st.fragment(run_every=...)), or None."""
+    return next((m.auto_rerun.fragment_id for m in msgs if m.WhichOneof("type") == "auto_rerun"), None)
+
+
+def pills_state(widget_id: str, labels: list[str]) -> WidgetState:
+    """Pills' (or a segmented control's) picks, sent as the options' shown labels (what Streamlit 1.67 reads)."""
+    state = WidgetState(id=widget_id)
+    state.string_array_value.data.extend(labels)
+    return state
 
 
 def texts(msgs: list[ForwardMsg], kind: str = "alert") -> list[str]:

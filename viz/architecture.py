@@ -137,7 +137,8 @@ def _text_columns(c: dict) -> list[Column]:
         g, dil = s.get("n_global", 0), s.get("dilation", 1)
         note = ((_("sparse mask: keys within ±{width}").format(width=s.get("width"))
                  + (_(" every {n}th").format(n=dil) if dil != 1 else "")
-                 + (ngettext(", {n} global token", ", {n} global tokens", g).format(n=g) if g else ""), "masks"),)
+                 + (ngettext(", {n} extra global token ([CLS] in front)", ", {n} extra global tokens (in front)",
+                             g).format(n=g) if g else ""), "masks"),)
     label = _("Masked multi-head self-attention") if kind == "decoder" else _("Multi-head self-attention")
     layer, units = _sublayers("enc", c, _attention("enc", c, label, note), None, act)
     if kind != "encoder_decoder" and not c.get("lm_head", True):          # a sentence encoder: no output layer

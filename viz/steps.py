@@ -103,11 +103,15 @@ def plot_trace(names, norms, means, variances, *, title: str | None = None) -> g
                                           (variances, HEAD_COLOURS[2])), start=1):
         v = np.asarray(vals, dtype=np.float64)
         fig.add_trace(go.Bar(x=v, y=labels, orientation="h", marker_color=colour, showlegend=False,
-                             text=[f"{x:.4f}" for x in v], textposition="auto",
+                             text=[f"{x:.4f}" for x in v], textposition="inside", insidetextanchor="end", textangle=0,
                              customdata=[exact(x) for x in v],
                              hovertemplate="%{y}: %{customdata}<extra></extra>"), row=1, col=col)
     fig.update_yaxes(autorange="reversed", type="category")
-    return style(fig, title, max(300, 44 * len(labels) + 120))
+    fig = style(fig, title, max(300, 44 * len(labels) + 120))
+    # a number only inside a bar wide enough to hold it (outside, it spilled over the next panel, cut in half);
+    # every value is in the table under the chart and in the hover
+    fig.update_layout(uniformtext=dict(minsize=10, mode="hide"))
+    return fig
 
 
 def plot_saturation(d_k, max_scaled, max_unscaled, grad_scaled, grad_unscaled, *, current: int | None = None,

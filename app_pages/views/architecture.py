@@ -6,6 +6,7 @@ import streamlit as st
 from app_pages import _export, _pages, _present, _resources, _url
 from app_pages._markup import md
 from i18n import N_, _
+from model.analysis import published
 from viz.architecture import ACTIVATIONS, architecture_blocks, plot_architecture, taught_on
 from viz.slide import caption_line
 
@@ -92,6 +93,47 @@ def numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
     return [(q, "—" if v is None else str(v)) for q, v in rows]
 
 
+def short_count(n: int | None) -> str:
+    """110_000_000 -> "110M", 175_000_000_000 -> "175B" (None -> "—")."""
+    if n is None:
+        return "—"
+    for size, unit in ((10**9, "B"), (10**6, "M"), (10**3, "k")):
+        if n >= size:
+            return f"{n / size:.3g}{unit}"
+    return str(n)
+
+
+def published_rows(name: str, c: dict, n_params: int) -> list[dict]:
+    """This model beside the published ones the course texts cite (model.analysis.published), one row each."""
+    def row(model, layers, d, h, d_ff, vocab, context, params, source):
+        return {_("model"): model, _("layers"): layers, "d_model": f"{d:,}", _("heads h"): h,
+                "d_k": f"{d // h:,}", "d_ff": "—" if d_ff is None else f"{d_ff:,}",
+                _("vocabulary |V|"): "—" if vocab is None else f"{vocab:,}",
+                _("context"): "—" if context is None else f"{context:,}", _("parameters"): short_count(params),
+                _("cited from"): source}
+    layers = str(c["n_layers"]) + (f" + {c['n_dec_layers']}" if c.get("n_dec_layers") else "")
+    rows = [row(name, layers, c["d_model"], c["n_heads"], c.get("d_ff"), c.get("vocab_size"), c.get("max_len"),
+                n_params, _("this model, counted"))]
+    for m in published.MODELS:
+        rows.append(row(_(m.name), f"{m.layers} + {m.decoder_layers}" if m.decoder_layers else str(m.layers),
+                        m.d_model, m.heads, m.d_ff, m.vocab, m.context, m.params, _(m.source)))
+    return rows
+
+
+def published_section(name: str, c: dict, n_params: int):
+    """The sizes a lecturer cites (BERT, GPT-3, the tutorial's Transformer) beside this model's."""
+    if not {"n_layers", "d_model", "n_heads"} <= set(c):
+        return
+    st.subheader(_("Beside the models the course texts cite"))
+    st.dataframe(published_rows(name, c, n_params), hide_index=True)
+    checked = [(m, published.estimate_params(m)) for m in published.MODELS if m.params]
+    st.caption(_("Counting the weights from the sizes alone (4·(d² + d) for attention, 2·d·d_ff for the "
+                 "feed-forward network, the LayerNorms, the token table) gives {counts}: each within {most} of the "
+                 "total its source states.").format(
+        counts=_(", ").join(f"{_(m.name)} {short_count(n)}" for m, n in checked),
+        most=f"{max(abs(n / m.params - 1) for m, n in checked):.0%}"))
+
+
 def parts(model) -> list[tuple[str, str, str]]:
     """(top-level module, parameters, share) of the loaded model, largest first."""
     counts: dict[str, int] = {}
@@ -155,3 +197,4 @@ def render():
             file, title, icon, _blurb = links[page]
             st.page_link(f"app_pages/{file}", label=f"**{_(title)}**", icon=icon)
             st.caption(md(", ".join(blocks)))
+    published_section(name, config, n_params)

@@ -1,13 +1,14 @@
-"""The fine-tuning page's four heads on typed input: what each is, its input boxes (bound to the URL) and its answer,
-fully fine-tuned and with the encoder frozen. Each section returns (run, piece labels) for the attention section."""
+"""The fine-tuning page's heads on typed input: what each is, its input boxes (bound to the URL) and its answer,
+fully fine-tuned and with the encoder frozen. Each section returns (run, piece labels) for the attention section, or
+None where it draws none."""
 import pandas as pd
 import streamlit as st
 
 from app_pages import _export, _finetuned, _url
 from app_pages._markup import md, visible
 from i18n import N_, _
-from model.analysis.finetune_run import softmax
-from model.data import bpe
+from model.analysis.finetune_run import sigmoid, softmax
+from model.data import bpe, course_tags
 from model.tasks import finetune_inputs as inputs
 from viz.finetune import plot_probabilities, plot_span_scores
 from viz.slide import caption_line
@@ -19,7 +20,13 @@ ABOUT = {
               "of word stood where the sentence has [MASK]: a noun, a verb, an adjective or an adverb. Trained on "
               "WordNet's example sentences, each with the word it illustrates masked and labelled by the part of "
               "speech of its synset; only the words around the gap, and their order, tell the answer. Held out: "
-              "the sentences the pre-training corpus held out too."),
+              "the sentences the pre-training corpus held out too. The textbook's classifier, one number through a "
+              "sigmoid, is below."),
+    "binary": N_("**As the textbook draws it: one number from [CLS], a sigmoid** (12.6.2). The head is one linear map "
+                 "from the final state of [CLS] to a single number z; σ(z) is the probability that the answer is yes "
+                 "(y = 1), and training lowers the binary cross-entropy. The question here: was the masked word a "
+                 "**verb** (y = 1) or a **noun** (y = 0)? The same WordNet example sentences and split as above, "
+                 "only those whose word is a noun or a verb."),
     "tag": N_("**Token tagging.** The head reads every token's final state and gives each word, at its first "
               "piece, a type: a venue, dish, animal, place, object, container, person, or none (O). Trained on "
               "generated course-world sentences; the held-out sentences use only nouns no training sentence holds, "
@@ -28,16 +35,20 @@ ABOUT = {
                "token a start score and an end score, and the answer is the passage span with the highest start + "
                "end (start ≤ end, at most 16 pieces). Trained on generated three-sentence passages with questions "
                "built from their structure; held out by passage (nouns no training passage holds)."),
-    "nsp": N_("**Next-sentence prediction**, BERT's second pre-training task: [CLS] A [SEP] B [SEP], does B follow A "
-              "in the running text, or come from another document? Pairs from the English fortune cookies of the "
-              "real-text corpus, half of them consecutive; held out by document."),
+    "nsp": N_("**Next-sentence prediction**: [CLS] A [SEP] B [SEP], does B follow A in the running text, or come from "
+              "another document? BERT learnt this in pre-training, as a second task beside the masked language "
+              "model. Here it is not a pre-training task: `general_encoder` was pre-trained on masked words only, "
+              "and next-sentence prediction is a head fine-tuned on it, like the other tabs'. Pairs from the English "
+              "fortune cookies of the real-text corpus, half of them consecutive; held out by document."),
 }
 CLASS_NAMES = {"adjective": N_("adjective"), "adverb": N_("adverb"), "noun": N_("noun"), "verb": N_("verb")}
 TAG_NAMES = {"O": N_("none (O)"), "VENUE": N_("venue"), "DISH": N_("dish"), "ANIMAL": N_("animal"),
              "PLACE": N_("place"), "OBJECT": N_("object"), "CONTAINER": N_("container"), "PERSON": N_("person")}
+BINARY_NAMES = {"noun": N_("noun"), "verb": N_("verb")}
 NSP_NAMES = {"NotNext": N_("NotNext: from elsewhere"), "IsNext": N_("IsNext: follows A")}
 DEFAULTS = {"ft_cls_text": "sit down and stay [MASK]",
-            "ft_tag_text": "The nurse put the cello in the barrel near the overpass.",
+            "ft_bin_text": "the children [MASK] in the park",
+            "ft_tag_text": "The soldier put the clock in the locker near the alleyway.",
             "ft_span_question": "Where did the pilot put the toy?",
             "ft_span_passage": "The nurse bought a laptop for forty dollars. The pilot put the toy in the backpack. "
                                "The horse slept by the overpass because it was too tired.",
@@ -83,6 +94,31 @@ def classify(name: str, ft):
     return run, [visible(p) for p in pieces]
 
 
+def binary(name: str, ft):
+    text = text_box("ft_bin_text", _("A sentence, [MASK] where a noun or a verb was"), area=True)
+    if not text.strip():
+        st.info(_("Type a sentence with [MASK] where a word was."))
+        return None
+    st.latex(r"z = w \cdot h_{\texttt{[CLS]}} + b, \qquad \Pr(y = 1) = \sigma(z) = \frac{1}{1 + e^{-z}}")
+    st.latex(r"L = -\bigl[\, y \log \sigma(z) + (1 - y) \log\bigl(1 - \sigma(z)\bigr) \bigr]")
+    ids, pieces = inputs.single(tokenizer(), text, ft.base.config.max_len, masks=True)
+    if bpe.MASK not in ids:
+        st.warning(_("The sentence has no [MASK]: the head was trained on sentences with one word replaced by "
+                     "[MASK], so its answer here means little."))
+    run = _finetuned.run(name, tuple(ids), tuple(pieces))
+    shown = [_(BINARY_NAMES[k]) for k in ft.labels]
+    left, right = st.columns([1, 2])
+    rows = {}
+    for what, z in ((MODEL_NAMES[0], float(run.full[0])), (MODEL_NAMES[1], float(run.frozen[0]))):
+        p = float(sigmoid(z))
+        left.metric(_(what), shown[int(p > 0.5)])
+        left.caption(_("z = {z:.2f}, σ(z) = {p:.2f}: the probability of “{yes}”").format(z=z, p=p, yes=shown[1]))
+        rows[_(what)] = [1 - p, p]
+    fig = plot_probabilities(shown, rows, title=_("Noun or verb? σ(z) and 1 − σ(z)"))
+    _export.chart(fig, key=f"{name}_probs", name=(name, "probabilities"), caption=caption_line(name), where=right)
+    return None
+
+
 def next_sentence(name: str, ft):
     a = text_box("ft_nsp_a", _("Sentence A"))
     b = text_box("ft_nsp_b", _("Sentence B"))
@@ -104,12 +140,17 @@ def tag(name: str, ft):
     run = _finetuned.run(name, tuple(t.ids), tuple(t.pieces))
     full, frozen = softmax(run.full), softmax(run.frozen)
     names = [_(TAG_NAMES[k]) for k in ft.labels]
+    nouns = {n for ns in course_tags.nouns().values() for n in ns}
+    seen = [("" if w.lower() not in nouns else _("no, held out") if course_tags.is_heldout_noun(w.lower())
+             else _("yes")) for w, _i in t.words]
     st.dataframe(pd.DataFrame({
         _("word"): [w for w, _i in t.words],
+        _("noun in training?"): seen,
         _(MODEL_NAMES[0]): [f"{names[int(full[i].argmax())]} ({full[i].max():.2f})" for _w, i in t.words],
         _(MODEL_NAMES[1]): [f"{names[int(frozen[i].argmax())]} ({frozen[i].max():.2f})" for _w, i in t.words]}),
-        hide_index=True)
-    st.caption(_("Each word's type and its probability, read at the word's first piece."))
+        hide_index=True, height=35 * (min(len(t.words), 20) + 1) + 3)          # a sentence's words without scrolling
+    st.caption(_("Each word's type and its probability, read at the word's first piece. “Noun in training?”: whether "
+                 "a tagged training sentence held the noun (a quarter of each kind's nouns are held out)."))
     return run, [visible(p) for p in t.pieces]
 
 
@@ -143,4 +184,4 @@ def answer_span(name: str, ft):
     return run, [visible(p) for p in q.pieces]
 
 
-SECTIONS = {"cls": classify, "tag": tag, "span": answer_span, "nsp": next_sentence}
+SECTIONS = {"cls": classify, "binary": binary, "tag": tag, "span": answer_span, "nsp": next_sentence}

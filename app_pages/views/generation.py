@@ -15,11 +15,12 @@ import streamlit as st
 
 from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import esc, md, visible
-from app_pages._numbers import plain, prob
+from app_pages._numbers import plain, prob, spoken
 from app_pages.views import chain_rule, incontext, logit_lens
 from i18n import N_, _, language, ngettext
 from labels import file_label, head_label, head_only, layer_label
 from model import checkpoints
+from model.analysis import published
 from model.checkpoints import CheckpointError
 from model.data import text_input
 from model.data.bpe import EOS
@@ -118,9 +119,9 @@ def describe(name: str, meta: dict) -> str:
 def render():
     st.title(_("Decoder & generation"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
-    st.caption(_("A GPT-style decoder predicts the next piece of text from the pieces on its left only; fed its own "
-                 "output back, it writes. Type anything, English or Chinese: it is read in byte-level BPE pieces, "
-                 "so no word is unknown."))
+    st.caption(_("A GPT-style decoder is **autoregressive** (textbook 12.7.1): it predicts the next piece of text from "
+                 "the pieces on its left only; fed its own output back, it writes. Type anything, English or Chinese: "
+                 "it is read in byte-level BPE pieces, so no word is unknown."))
     dev = _resources.device()
     gpt = _resources.GPT_MODEL
     model, meta = _resources.model_or_stop(gpt)
@@ -374,6 +375,13 @@ def fill_in(dev):
                  "reads the context on both sides of each [MASK]. A hidden word of several pieces becomes that many "
                  "[MASK] tokens, one prediction each. Special tokens are never proposed.").format(
         name=name, layers=c["n_layers"], heads=c["n_heads"], context=c["max_len"]))
+    base, large = published.BERT_BASE, published.BERT_LARGE
+    st.caption(_("The same objective trained BERT (textbook 12.6): BERT-base has L = {bl} layers, H = {bh} and "
+                 "A = {ba} heads, {bp} parameters; BERT-large L = {ll}, H = {lh}, A = {la}, {lp}. This encoder: "
+                 "L = {L}, H = {H}, A = {A}.").format(
+        bl=base.layers, bh=base.d_model, ba=base.heads, bp=spoken(base.params),
+        ll=large.layers, lh=large.d_model, la=large.heads, lp=spoken(large.params),
+        L=c["n_layers"], H=c["d_model"], A=c["n_heads"]))
     st.markdown(_("Input: {pieces}").format(pieces=" ".join(code(visible(t)) for t in fill.tokens)))
     mt, tokens = fill.text, [visible(t) for t in fill.tokens]
     heads = [head_label(i, j) for i in range(fill.weights.shape[0]) for j in range(fill.weights.shape[1])]

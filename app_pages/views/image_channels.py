@@ -58,4 +58,4 @@ def render(name: str, run, stage: int, picture: str | None) -> None:
         st.caption(_("Each map is a channel's value at the {g}×{g} tokens of stage {s} as the block receives it "
                      "(red positive, blue negative, one scale); the number is {c}'s attention weight on it. "
                      "Its {n} weights sum to 1; the largest {k} take {share}.").format(
-            g=g, s=stage + 1, c=picked, n=Cg, k=SHOWN, share=f"{row[top].sum():.0%}"))
+            g=g, s=stage, c=picked, n=Cg, k=SHOWN, share=f"{row[top].sum():.0%}"))

@@ -5,9 +5,11 @@ import numpy as np
 import streamlit as st
 
 from app_pages import _export, _resources, _runs, _url
+from app_pages._numbers import spoken
 from i18n import _
 from labels import head_label, layer_label
 from model import checkpoints
+from model.analysis import published
 from model.architectures.imagegpt import dequantise, quantise
 from viz import completion as vcomp
 from viz import images as vimg
@@ -47,6 +49,17 @@ def render(name: str, cfg, meta: dict, shown: np.ndarray, picture: str | None, t
                     "(each pixel's own level frequencies); an uncompressed pixel of {levels} levels is {raw} bits."
                     ).format(n=m["test_n"], bits=f"{m['bits_per_pixel_heldout']:.3f}",
                              base=f"{m['bits_per_pixel_baseline']:.3f}", levels=L, raw=f"{np.log2(L):.0f}"))
+    model, _meta = _resources.model_or_stop(name)
+    right.caption(_(
+        "The textbook's ImageGPT (12.10.1) is the same kind of model, an autoregressive decoder over pixels with "
+        "a learned 1D position per pixel, at another scale: its largest has {params} parameters and still reads "
+        "only {side}×{side} images, each pixel one of {colours} colours (24-bit RGB cut to 9 bits). Its features "
+        "also classify: the final embeddings of all pixels are **averaged**, then a linear layer and a softmax "
+        "give the class ({error} top-1 error on {test}×{test} ImageNet). This one: {own:,} parameters, {S}×{S} "
+        "pixels, {L} grey levels.").format(
+        params=spoken(published.IMAGEGPT_PARAMS), side=published.IMAGEGPT_SIDE,
+        colours=published.IMAGEGPT_COLOURS, error=f"{published.IMAGEGPT_TOP1_ERROR:.1%}",
+        test=published.IMAGEGPT_TEST_SIDE, own=sum(p.numel() for p in model.parameters()), S=S, L=L))
 
     # ---- 4 · completion --------------------------------------------------------------------------------------
     st.header(_("4 · Completing the lower part"))

@@ -26,7 +26,7 @@ def describe(cfg) -> str:
 
 
 def stage_label(s: int, grid: int) -> str:
-    return _("Stage {s} · {g}×{g} tokens").format(s=s + 1, g=grid)
+    return _("Stage {s} · {g}×{g} tokens").format(s=s, g=grid)
 
 
 def window_ids(run, layer: int) -> np.ndarray:
@@ -63,10 +63,12 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None) -> None:
             "merging** concatenates each 2×2 group of tokens (4·C numbers) and maps it to 2·C: a quarter of the "
             "tokens, twice as wide, each covering twice the pixels a side. The last stage is one window; the "
             "classifier reads the average of its tokens."))
-    rows = [{_("stage"): s + 1, _("tokens"): f"{g}×{g} = {g * g}", _("width C"): cfg.dims[s],
+    rows = [{_("stage"): s, _("tokens"): f"{g}×{g} = {g * g}", _("width C"): cfg.dims[s],
              _("pixels per token"): f"{px}×{px}", _("blocks"): ", ".join(layer_label(i) for i in run.layers_of(s))}
             for s, (g, px) in enumerate(zip(grids, pixels))]
     st.table(rows)
+    st.caption(_("Stages count from 0, like the blocks (L0, L1, …), the heads and the channel groups: stage 0 reads "
+                 "the patches, each later stage the tokens merged from the one before."))
     first = {s: run.layers_of(s)[0] for s in range(S)}
     _export.chart(vst.plot_stages(shown, grids, pixels, [window_ids(run, first[s]) for s in range(S)],
                                   [stage_label(s, g) for s, g in enumerate(grids)]),
@@ -103,7 +105,7 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None) -> None:
     outside = float(weights[:, qi, ~run.masks[layer][qi]].max()) if (~run.masks[layer][qi]).any() else 0.0
     st.caption(_("Attention from {query} in {layer}: each head's weights over the {n} tokens of stage {s}, the "
                  "window outlined in amber, {query} in white. Largest weight outside the window: {outside}.").format(
-        query=query, layer=layer_label(layer), n=g * g, s=stage + 1, outside=f"{outside:g}"))
+        query=query, layer=layer_label(layer), n=g * g, s=stage, outside=f"{outside:g}"))
     top = float(weights[:, qi].max())
     head_cols = (_present.main() or st).columns(weights.shape[0])
     attention = _("attention from {query}").format(query=query)
@@ -144,12 +146,12 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None) -> None:
     c1, c2 = st.columns(2)
     _export.chart(vimg.plot_overlay(shown, one, run.grid, run.patch_size, name="rollout", look=look, height=360,
                                     title=_("Rollout of {query} (stage {s}) after {layer}").format(
-                                        query=query, s=stage + 1, layer=layer_label(layer))),
-                  key="rollout_query", where=c1, name=(name, "rollout", f"s{stage + 1}_{query}"),
+                                        query=query, s=stage, layer=layer_label(layer))),
+                  key="rollout_query", where=c1, name=(name, "rollout", f"s{stage}_{query}"),
                   caption=caption_line(name, attention, picture))
     c2.markdown(_("**{query}** of stage {s} covers {px}×{px} pixels. After {layer} the rollout puts {inside} of "
                   "its weight on those pixels and {outside} on the rest of the image: what the windows (and their "
-                  "shifts) let in.").format(query=query, s=stage + 1, px=px, layer=layer_label(layer),
+                  "shifts) let in.").format(query=query, s=stage, px=px, layer=layer_label(layer),
                                             inside=f"{_covered(one, run, stage, qi):.1%}",
                                             outside=f"{1 - _covered(one, run, stage, qi):.1%}"))
 

@@ -34,8 +34,9 @@ def render(number: int) -> None:
         "Two reasons made Transformers on images look hopeless. **Size:** a {side}×{side} photo has {n:,} pixels; "
         "read as tokens, one head of one layer scores {pairs:,} query-key pairs, a {mem} matrix of float32 "
         "scores, where a 30-word sentence needs 900. **Bias:** a convolution computes each pixel from its 3×3 "
-        "neighbours with the same 9 weights everywhere, so locality and translation are built in; attention "
-        "starts with every pixel free to weigh every other and must learn from data that neighbours matter.").format(
+        "neighbours with the same 9 weights everywhere, so locality and translation equivariance (shift the image, "
+        "the output shifts alike) are built in; attention starts with every pixel free to weigh every other and "
+        "must learn from data that neighbours matter.").format(
         side=SIDE, n=pixels["tokens"], pairs=pixels["pairs"], mem=_size(pixels["bytes"])))
     st.table([{_("read as"): _("pixels"), _("tokens N"): f"{pixels['tokens']:,}",
                _("pairs N² per head and layer"): f"{pixels['pairs']:,}", _("float32 scores"): _size(pixels["bytes"])},

@@ -8,8 +8,9 @@ import streamlit as st
 
 from app_pages import _export, _present, _resources, _runs, _url
 from app_pages.views import image_compare, image_gpt, image_stages, image_vit, image_why
-from i18n import N_, _
+from i18n import N_, _, ngettext
 from model import checkpoints
+from model.architectures.davit import DaViTConfig
 from model.data.digit_check import DARK_RANGE, INK_RANGE, digit_likeness
 from model.data.images import ImageError, preprocess
 from model.data.patches import patchify
@@ -29,6 +30,18 @@ TOOLS = {"rect": N_("rectangle"), "circle": N_("circle"), "polygon": N_("polygon
 # the shipped models' questions and answers (their metadata, in English), translated where shown
 ANSWERS = (N_("Which digit is this?"), N_("Which shape is red?"), N_("circle"), N_("square"), N_("triangle"))
 BIND, KEEP = _url.BIND, _url.KEEP        # every pick is in the URL and survives a visit to another page
+
+
+def patch_sentence(p: int, channels: int, d_model: int) -> str:
+    """How many numbers one patch is and the matrix that makes it a token; a 1×1 patch of one channel is said to
+    be one pixel's value."""
+    numbers = p * p * channels
+    if numbers == 1:
+        return _("Each patch is a single pixel: **1 number**, its grey value, multiplied by one shared 1×{d_model} "
+                 "matrix (a row of {d_model} weights), plus a bias.").format(d_model=d_model)
+    return ngettext("Each patch is {p}×{p}×{c} = **{numbers} number**, multiplied by one shared {numbers}×{d_model} "
+                    "matrix.", "Each patch is {p}×{p}×{c} = **{numbers} numbers**, multiplied by one shared "
+                    "{numbers}×{d_model} matrix.", numbers).format(p=p, c=channels, numbers=numbers, d_model=d_model)
 
 
 def shown_model(name: str) -> str:
@@ -201,18 +214,20 @@ def render():
                   where=right, name=(name, "patch_sequence"),
                   title=_("The sequence of {n} patches the model reads").format(n=n),
                   caption=caption_line(name, picture))
-    if hierarchical:
-        right.markdown(_(
-            "Each patch is {p}×{p}×{c} = **{numbers} numbers**, multiplied by one shared {numbers}×{d_model} matrix. "
-            "There is no <cls> and no position vector: the model reads **{tokens} tokens**, and inside each window a "
-            "learned bias per head and relative offset (Δrow, Δcolumn) tells a token where the others are.").format(
-            p=p, c=cfg.channels, numbers=cfg.channels * p * p, d_model=cfg.d_model, tokens=n))
+    if hierarchical and isinstance(cfg, DaViTConfig):
+        where = _("There is no <cls> and no position vector, and no learned position bias either: the model reads "
+                  "**{tokens} tokens**, and before each block a depthwise 3×3 convolution adds to every token a "
+                  "learned mix of its 3×3 neighbourhood (DaViT's convolutional position encoding), so a token's "
+                  "vector depends on what surrounds it and, through the zero padding, on the image's edges.").format(
+            tokens=n)
+    elif hierarchical:
+        where = _("There is no <cls> and no position vector: the model reads **{tokens} tokens**, and inside each "
+                  "window a learned bias per head and relative offset (Δrow, Δcolumn) tells a token where the others "
+                  "are.").format(tokens=n)
     else:
-        right.markdown(_(
-            "Each patch is {p}×{p}×{c} = **{numbers} numbers**, multiplied by one shared {numbers}×{d_model} matrix. "
-            "With <cls> in front the model reads **{tokens} tokens**; learned position vectors tell it where each "
-            "patch came from (the patches themselves carry no position).").format(
-            p=p, c=cfg.channels, numbers=cfg.channels * p * p, d_model=cfg.d_model, tokens=n + 1))
+        where = _("With <cls> in front the model reads **{tokens} tokens**; learned position vectors tell it where "
+                  "each patch came from (the patches themselves carry no position).").format(tokens=n + 1)
+    right.markdown(patch_sentence(p, cfg.channels, cfg.d_model) + " " + where)
 
     # ---- 4 · prediction --------------------------------------------------------------------------------------
     run = _runs.run_image(name, _resources.device(), prep.x)

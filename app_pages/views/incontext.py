@@ -10,10 +10,11 @@ import streamlit as st
 
 from app_pages import _export, _resources, _url
 from app_pages._markup import md
+from app_pages._numbers import spoken
 from i18n import _, ngettext
 from labels import file_label, head_label
 from model import checkpoints
-from model.analysis import incontext
+from model.analysis import incontext, published
 from model.checkpoints import CheckpointError
 from model.lab.tasks import LOW
 from viz.incontext import induction_targets, plot_accuracy_by_offset, plot_head_map, plot_prompt_predictions
@@ -157,3 +158,9 @@ def section(dev: str):
                   "learners”: translate, add numbers, fix grammar from a handful of worked cases), follow written "
                   "instructions, and carry a pattern over to new content, such as a format or an analogy, rather "
                   "than repeating tokens they saw. None of that is shown here."))
+    g = published.GPT3
+    st.caption(_("The textbook's few-shot learner (12.7.4) is GPT-3: {params} parameters in {layers} layers of width "
+                 "{d:,} with {heads} heads, a context of {context:,} tokens, trained on 300 billion tokens. This "
+                 "copying model has {own:,} parameters.").format(
+        params=spoken(g.params), layers=g.layers, d=g.d_model, heads=g.heads,
+        context=g.context, own=sum(p.numel() for p in model.parameters())))

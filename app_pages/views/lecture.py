@@ -3,23 +3,27 @@ lecture's steps), each with a prepared view of the app and a sentence of what to
 through them with ← and → (Streamlit's own button shortcuts); the current view is in the URL (?lecture_step=5).
 A lecturer adds views from links copied on any page, and exports or imports the playlist as a small JSON file.
 In Chinese the prepared views' sections, titles and notes are shown translated (domain "assets.lecture_plan"), and
-a view opens in Chinese too (its link carries lang=zh and the labels as the Chinese page shows them)."""
+a view opens in Chinese too (its link carries lang=zh and the labels as the Chinese page shows them). The class
+panel (app_pages/views/lecture_class.py) starts a class whose students answer on their phones; while it runs, a
+view opened from here hosts it too."""
 import re
 from dataclasses import replace
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 import streamlit as st
 
 import i18n
-from app_pages import _language, _pages, _playlist, _url
+from app_pages import _class, _language, _pages, _playlist, _present, _url
 from app_pages._markup import md
+from app_pages.views import lecture_class
 from i18n import _, ngettext
 
 STEP = "lecture_step"           # the current view, 1-based, bound to the URL
 LIST = "lecture_playlist"       # session state: the playlist when it is not the prepared plan
 MESSAGE = "_lecture_message"    # session state: (where, kind, text) said once, next to the control it is about
-SKIP = {"home.py", "lecture.py"}
+SKIP = {"home.py", "lecture.py", "classroom.py"}
 NON_ASCII = re.compile(r"(?:%[89A-Fa-f][0-9A-Fa-f])+")     # a percent-encoded run of UTF-8 bytes ≥ 0x80
+TEXTBOOK_SECTION = re.compile(r"教材\s*(\d+(?:\.\d+)*)")   # the plan's "教材 12.6.2": a section of the textbook
 
 
 def pages() -> dict[str, tuple[str, str]]:
@@ -38,7 +42,10 @@ def playlist() -> list[_playlist.View]:
 
 def shown(text: str) -> str:
     """A view's section, title or note in the session's language: the prepared plan's texts have translations
-    (a lecturer's own text has none and shows as typed)."""
+    (a lecturer's own text has none and shows as typed). The plan names the textbook's sections as the Chinese
+    textbook does ("教材 12.6.2"); in English that reads "textbook 12.6.2"."""
+    if text and (section := TEXTBOOK_SECTION.fullmatch(text.strip())):
+        return _("textbook {section}").format(section=section[1])
     return _(text) if text else text
 
 
@@ -166,7 +173,9 @@ def current(view: _playlist.View, i: int, n: int) -> None:
         # a new tab is a new session: the page opens on exactly the view's inputs, whatever this session set
         # earlier on it, and this tab keeps the playlist and its place
         url = view_link(view)
-        st.link_button(_("Open this view: {page}").format(page=_(title)), url, icon=icon, type="primary",
+        hosting = _class.host_params()                 # the opened tab hosts the class too (taken out of its link)
+        opened = url + ("&" if "?" in url else "?") + urlencode(hosting) if hosting else url
+        st.link_button(_("Open this view: {page}").format(page=_(title)), opened, icon=icon, type="primary",
                        shortcut="O", help=_("Opens in a new tab (shortcut O); close it to come back here."))
         readable = NON_ASCII.sub(lambda m: unquote(m.group()), url)    # 分词, not %E5%88%86%E8%AF%8D
         st.caption(_("Address: /{url}").format(url=md(readable)))
@@ -174,10 +183,12 @@ def current(view: _playlist.View, i: int, n: int) -> None:
 
 def render():
     st.title(_("Lecture"))
-    st.markdown(_("The course texts in order, the textbook's sections 12.1–12.10, the tutorial's parts and the "
-                  "lecture's steps, each with a view of the app and what to point out in it. **←** and **→** step "
-                  "through the playlist; **Open this view** (or **O**) opens the page with its inputs set in a new "
-                  "tab; close that tab to come back here."))
+    if not (_present.mode() and _class.hosting()):     # on the projector during a class, its answers come first
+        st.markdown(_("The course texts in order, the textbook's sections 12.1–12.10, the tutorial's parts and the "
+                      "lecture's steps, each with a view of the app and what to point out in it. **←** and **→** "
+                      "step through the playlist; **Open this view** (or **O**) opens the page with its inputs set "
+                      "in a new tab; close that tab to come back here."))
+    lecture_class.panel()
     views = playlist()
     n = len(views)
     if st.session_state.get(STEP, 1) > n:             # a shorter playlist was imported or a view removed

@@ -25,6 +25,7 @@ MAX_DRAW_N = 512
 SPARSE_MODEL = "sparse_encoder"
 MAX_POSITIONS = 64
 SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384]
+TABLE_N = 4096                           # the cost table's length
 TABS = [N_("Pattern lab"), N_("Receptive field"), N_("Live effect"), N_("Cost")]
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
 LAB_WIDTH = 2                            # the lab's window width (each side), also the prediction's
@@ -87,9 +88,38 @@ def pattern_name(key: str) -> str:
 
 
 def asked_params(key: str) -> dict:
-    """A pattern's parameters in the prediction: its defaults, with the lab's window width."""
+    """A pattern's parameters in the prediction: its defaults, with the lab's window width; the chosen global
+    tokens are token 0 and the asked key (say, the first words of two sentences), so the two kinds of global
+    token give different answers."""
     p = masks.PATTERNS[key].defaults()
-    return {**p, "width": LAB_WIDTH} if "width" in p else p
+    p = {**p, "width": LAB_WIDTH} if "width" in p else p
+    return {**p, "positions": (0, KEY)} if "positions" in p else p
+
+
+def added(key: str, params: dict) -> int:
+    """The tokens a pattern puts in front of the text's N (extra global tokens: g; every other pattern: 0)."""
+    return masks.PATTERNS[key].added(**params)
+
+
+def in_frame(m: np.ndarray, g: int, most: int) -> np.ndarray:
+    """A mask with g added tokens in front, drawn among `most` added tokens: the tokens it lacks are rows and
+    columns of False in front, so two masks of different sides line up token by token."""
+    return np.pad(m, ((most - g, 0), (most - g, 0)))
+
+
+def shape_note(key: str, n: int, params: dict) -> str | None:
+    """What the two kinds of global token do to the matrix, said under the mask (None for other patterns)."""
+    if key == "global":
+        return _("Chosen global tokens: tokens {positions} of the N = {n} are made global; no token is added, the "
+                 "mask stays {n} × {n}.").format(positions=", ".join(map(str, params["positions"])), n=n)
+    if key == "extra_global":
+        g = added(key, params)
+        return ngettext("Extra global tokens: {g} new token (G0) is put in front of the N = {n}, so the mask is "
+                        "(N + g) × (N + g) = {side} × {side}; the text's tokens keep their window and numbers.",
+                        "Extra global tokens: {g} new tokens (G0…) are put in front of the N = {n}, so the mask is "
+                        "(N + g) × (N + g) = {side} × {side}; the text's tokens keep their window and numbers.",
+                        g).format(g=g, n=n, side=n + g)
+    return None
 
 
 def asked_label(key: str) -> str:
@@ -107,7 +137,8 @@ def predict_section(n: int):
             n=KEY + 1, query=QUERY, key=KEY))
         return
     built_masks = {k: masks.build(k, n, **asked_params(k)) for k in ASKED}
-    answer = [k for k, m in built_masks.items() if m[QUERY, KEY]]
+    front = {k: added(k, asked_params(k)) for k in ASKED}            # the text's token i is row i + front
+    answer = [k for k, m in built_masks.items() if m[QUERY + front[k], KEY + front[k]]]
     gap = KEY - QUERY
     question = _("With N = {n}, which masks let token **{query}** (the query) see token **{key}** (the key)? "
                  "Each pattern with the parameters named; the masks appear once you have predicted.").format(
@@ -116,13 +147,17 @@ def predict_section(n: int):
                 "below). The key is {gap} positions ahead: a causal mask never allows it, a window needs w ≥ {gap}, "
                 "a dilation or a stride must land on {gap}, a block must hold both, random keys are a draw.").format(
         query=QUERY, key=KEY, gap=gap)
+    explain += " " + _("The two kinds of global token differ: chosen global tokens are tokens of the text (here {key} "
+                       "is one), so {query} sees {key} directly; an extra global token is a new token G0 in front, "
+                       "so {query} and {key} meet only through it, one layer later.").format(query=QUERY, key=KEY)
     if _predict.predict("masks_predict", question, ASKED, answer, explain, format_func=asked_label, multi=True,
                         identity=n):
         corner = min(n, CORNER)
-        _export.chart(viz.plot_mask_grid({short_name(k): m[:corner, :corner] for k, m in built_masks.items()},
-                                         mark=(QUERY, KEY),
-                                         title=_("Tokens 0–{last} of each {n} × {n} mask").format(last=corner - 1,
-                                                                                                 n=n)),
+        _export.chart(viz.plot_mask_grid({short_name(k): m[:corner + front[k], :corner + front[k]]
+                                          for k, m in built_masks.items()}, mark=(QUERY, KEY),
+                                         added={short_name(k): g for k, g in front.items() if g},
+                                         title=_("Tokens 0–{last} of each {n} × {n} mask (and G0, the token "
+                                                 "extra global tokens add)").format(last=corner - 1, n=n)),
                       key="masks_predict_grid", name=("masks", f"N{n}", "token5_to_token9"),
                       caption=caption_line(f"N = {n}"))
 
@@ -184,12 +219,13 @@ def evaluation(meta: dict) -> str | None:
     if bpe_model:
         line = _("Evaluation on held-out real text it never trained on ({command}): of {hidden} pieces hidden behind "
                  "[MASK] in {n}-piece inputs, it recovers **{acc}** under its own pattern (window ±{width} plus {g} "
-                 "global token)")
+                 "extra global token, [CLS])")
         full = _(", **{full}** when the same weights attend to all {n} pieces (it never trained that way)")
         baseline = _(", against **{baseline}** for always guessing the most frequent piece")
     else:
         line = _("Evaluation on held-out text ({command}): of {hidden} words hidden behind [MASK] in {n}-word "
-                 "inputs, it recovers **{acc}** under its own pattern (window ±{width} plus {g} global token)")
+                 "inputs, it recovers **{acc}** under its own pattern (window ±{width} plus {g} extra global token, "
+                 "[CLS])")
         full = _(", **{full}** when the same weights attend to all {n} words (it never trained that way)")
         baseline = _(", against **{baseline}** for always guessing the most frequent word")
     line += full if "mlm_accuracy_full_attention" in m else ""
@@ -226,18 +262,26 @@ def lab_section(shown: bool = True):
             continue
         with col:
             name = _("{pattern} (causal)").format(pattern=pattern_name(key)) if causal else pattern_name(key)
-            _export.chart(viz.plot_mask(m, title=f"{side}: {name}"), key=f"masks_plot_{side}",
+            _export.chart(viz.plot_mask(m, title=f"{side}: {name}", added=added(key, params)),
+                          key=f"masks_plot_{side}",
                           name=("mask", side, key, f"N{n}") + (("causal",) if causal else ()),
                           caption=pattern_caption(n, side, chosen[side]))
-            st.metric(_("density of {side} (allowed ÷ N²)").format(side=side), f"{reach.density(m):.2%}",
-                      help=_("{allowed:,} of {pairs:,} pairs").format(allowed=int(m.sum()), pairs=n * n))
+            if note := shape_note(key, n, params):
+                st.caption(note)
+            st.metric(_("density of {side} (allowed ÷ all pairs)").format(side=side), f"{reach.density(m):.2%}",
+                      help=_("{allowed:,} of {pairs:,} pairs").format(allowed=int(m.sum()), pairs=m.size))
     a, b = chosen["A"][3], chosen["B"][3]
     if a is not None and b is not None:
+        ga, gb = (added(chosen[side][0], chosen[side][1]) for side in "AB")
+        most = max(ga, gb)
+        a, b = in_frame(a, ga, most), in_frame(b, gb, most)             # the same tokens in the same rows
         left, right = st.columns(2)
         with left:
-            _export.chart(viz.plot_mask_difference(a, b, title=_("A vs B")), key="masks_plot_diff",
+            _export.chart(viz.plot_mask_difference(a, b, title=_("A vs B"), added=most), key="masks_plot_diff",
                           name=("mask", chosen["A"][0], "vs", chosen["B"][0], f"N{n}"),
                           caption=pattern_caption(n, "A", chosen["A"]) + " · " + pattern_caption(n, "B", chosen["B"]))
+            if ga != gb:
+                st.caption(_("The added tokens (G…) exist in one mask only: their pairs count as only in that one."))
         with right:
             st.metric(_("pairs that differ"), f"{int((a != b).sum()):,}")
             st.metric(_("only in A"), f"{int((a & ~b).sum()):,}")
@@ -261,7 +305,7 @@ def reach_section(n: int, chosen: dict):
         m, conn, share = cover.mask, cover.connectivity, cover.share
         shares[f"{side}: {pattern_name(key)}"] = share
         with col:
-            _export.chart(viz.plot_reach(reach.receptive_field(m, k),
+            _export.chart(viz.plot_reach(reach.receptive_field(m, k), added=added(key, params),
                                          title=_("{side} after {layers}").format(side=side, layers=layers(k))),
                           key=f"masks_reach_{side}", name=("reach", side, key, f"N{n}", f"{k}layers"),
                           caption=pattern_caption(n, side, chosen[side]))
@@ -283,15 +327,16 @@ def live_section():
     _url.stale_link("masks_model", models, _("the model"), default)
     name = st.selectbox(_("Model"), models, index=models.index(default), key="masks_model", bind=BIND,
                         persist_state=KEEP,
-                        help=_("{model} was trained under its own sparse pattern: a sliding window plus [CLS] as a "
-                               "global token.").format(model=SPARSE_MODEL))
+                        help=_("{model} was trained under its own sparse pattern: a sliding window plus [CLS] as an "
+                               "extra global token.").format(model=SPARSE_MODEL))
     model, meta = _resources.model_or_stop(name)
     sparse = meta.get("config", {}).get("sparse")
     if sparse:
         source = (_("real text (docs/data-card.md) in byte-level BPE pieces") if meta["tokenizer"].get("type") == "bpe"
                   else _("the generated course-world corpus"))
         st.caption(_("**{model}** is a masked-LM encoder trained on {source}, only ever under a window of ±{width} "
-                     "tokens plus {g} global token ([CLS]); its own pattern is preselected below.").format(
+                     "tokens plus {g} extra global token: [CLS], put in front of the text and standing for no word "
+                     "(the textbook's extra kind, 12.9); its own pattern is preselected below.").format(
             model=name, source=source, width=sparse["width"], g=sparse["n_global"]))
     text = _resources.clip_text(st.text_area(
         _("Text"), corpus.PARAGRAPH, key="masks_text", height=90, bind=_url.text_bind("masks_text"),
@@ -302,12 +347,28 @@ def live_section():
     if not text.strip():
         st.info(_("Type some text to run the model."))
         return
-    own = dict(width=sparse["width"], n_global=sparse["n_global"]) if sparse else dict(width=3)
+    rule = _resources.text_rule(name)
+    front = text_input.FRONT[rule]
+    read = text_input.encode(_resources.load_tokenizer(name), text, rule).tokens[:model.config.max_len]
+    own = dict(width=sparse["width"], n_global=sparse["n_global"]) if sparse else dict(width=3, n_global=len(front))
+    own["positions"] = text_input.sentence_starts(read)[:MAX_POSITIONS] or (0,)   # chosen: each sentence's start
     decoder = model.config.kind == "decoder"
     key, params, causal = pattern_controls("masks_live", model.config.max_len, "extra_global" if sparse else "window",
                                            own, causal_box=not decoder)
     if decoder:
         st.caption(_("A decoder keeps its causal mask: the pattern is applied below the diagonal."))
+    if key == "global":
+        st.caption(_("Chosen global tokens start at the first token of each sentence (the textbook's example), "
+                     "words of the text."))
+    elif masks.PATTERNS[key].adds:
+        if added(key, params) != len(front):
+            st.error(_("Extra global tokens are tokens put in front of the text. {model} reads {k} there ({tokens}), "
+                       "a token it learned that stands for no word: set g = {k}. Any other number would give it "
+                       "tokens it never saw; chosen global tokens make words of the text global instead.").format(
+                model=name, k=len(front), tokens=", ".join(front) or "—"))
+            return
+        st.caption(_("The extra global token here is the model's own {tokens}, the token its text rule puts in front "
+                     "of the text.").format(tokens=", ".join(front)))
     try:
         runs = _runs.masked_runs(name, _resources.device(), text, key, tuple(sorted(params.items())), causal)
     except InputError as e:
@@ -383,15 +444,32 @@ def cost_section():
     r = int(c[3].number_input(_("random keys r"), 0, 64, 3, key="masks_cost_r", bind=BIND, persist_state=KEEP))
     names = {k: pattern_name(k) for k in masks.PATTERNS if k != "swin"}
     chosen = st.multiselect(_("Patterns"), list(names), key="masks_cost_patterns",
-                            default=["full", "causal", "window", "dilated", "extra_global", "strided", "block_local"],
+                            default=["full", "causal", "window", "dilated", "global", "extra_global", "strided",
+                                     "block_local"],
                             format_func=names.get, bind=BIND, persist_state=KEEP)
-    params = dict(width=w, n_global=g, stride=stride, block=stride, per_row=r, dilation=2, positions=(0,))
-    counts = {f"{pattern_name(k)} ~ {_(masks.PATTERNS[k].growth)}": pairs_curve(k, tuple(sorted(
-        (p, v) for p, v in params.items() if p in masks.PATTERNS[k].defaults()))) for k in chosen}
+    # the chosen global tokens are the first g of the N: the same g as the extra ones, which are added to the N
+    params = dict(width=w, n_global=g, stride=stride, block=stride, per_row=r, dilation=2, positions=tuple(range(g)))
+    own = {k: tuple(sorted((p, v) for p, v in params.items() if p in masks.PATTERNS[k].defaults())) for k in chosen}
+    counts = {f"{pattern_name(k)} ~ {_(masks.PATTERNS[k].growth)}": pairs_curve(k, own[k]) for k in chosen}
     _export.chart(viz.plot_pairs_growth(SIZES, counts, title=_("Allowed (query, key) pairs against N")),
                   key="masks_pairs", name="mask_pairs_against_N", main=True,
                   caption=caption_line(_("window {w}").format(w=w), _("{g} global").format(g=g)))
+    st.dataframe(cost_table(chosen, own, TABLE_N), hide_index=True)
+    st.caption(_("At N = {n:,} text tokens. Chosen global tokens are g of the N tokens (here the first {g}), so the "
+                 "matrix stays N × N; extra global tokens are g more tokens, so it is (N + g) × (N + g).").format(
+        n=TABLE_N, g=g))
     measure_section(w, g)
+
+
+def cost_table(keys, params: dict, n: int) -> pd.DataFrame:
+    """One row per pattern at n text tokens: the matrix it makes, its allowed pairs and their share."""
+    rows = []
+    for k in keys:
+        p = dict(params[k])
+        side, pairs = masks.PATTERNS[k].side(n, **p), masks.allowed_pairs(k, n, **p)
+        rows.append({_("pattern"): pattern_name(k), _("tokens in the matrix"): f"{side:,} × {side:,}",
+                     _("allowed pairs"): f"{pairs:,}", _("share of the matrix"): f"{pairs / side**2:.2%}"})
+    return pd.DataFrame(rows)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -228,8 +228,9 @@ def rope_section():
 
 def alibi_section():
     st.subheader(_("ALiBi: a linear distance penalty"))
-    st.markdown(_("ALiBi adds −m·|i − j| to every score, with a fixed slope m per head (2^(−8h/H)): "
-                  "far keys lose weight, steep heads look locally, gentle heads look far."))
+    st.markdown(_("ALiBi adds −m·|i − j| to every score, with a fixed slope per head, m_h = 2^(−8(h+1)/H) for "
+                  "heads H0, H1, … counted from 0 as everywhere here (Press et al. count from 1 and write "
+                  "2^(−8h/H)): far keys lose weight, steep heads look locally, gentle heads look far."))
     _url.stale_link("alibi_heads", ["4", "8", "12", "16"], _("the number of heads"), 8)
     c1, c2, c3 = st.columns(3)
     heads = c1.selectbox(_("Heads"), [4, 8, 12, 16], index=1, key="alibi_heads", bind=BIND, persist_state=KEEP)
@@ -237,11 +238,13 @@ def alibi_section():
     _url.stale_link("alibi_head", [head_only(i) for i in range(heads)], _("head"), head_only(0))
     # the label is the head alone ("H3"): the address names a head, the slope is printed below
     h = c2.selectbox(_("Head"), list(range(heads)), format_func=head_only, key="alibi_head", bind=BIND,
-                     persist_state=KEEP, help=_("Each head has its own fixed slope m = 2^(−8h/H)."))
+                     persist_state=KEEP, help=_("Each head h has its own fixed slope m_h = 2^(−8(h+1)/H), heads "
+                                                "counted from H0."))
     causal = c3.checkbox(_("Causal (as in the paper's decoder)"), value=False, key="alibi_causal", bind=BIND,
                          persist_state=KEEP)
     of_heads = _("{k} of {n}").format(k=head_only(h), n=heads)
-    st.caption(_("{head}: slope m = {slope}.").format(head=of_heads, slope=f"{slopes[h]:.5f}"))
+    st.caption(_("{head}: slope m = 2^(−8·{k}/{H}) = {slope}.").format(head=of_heads, k=h + 1, H=heads,
+                                                                     slope=f"{slopes[h]:.5f}"))
     n = 24
     bias = relative.alibi_bias(n, slopes[h], causal=causal)
     qk = np.random.default_rng(0).normal(size=(2, n, 16))
@@ -322,9 +325,10 @@ def relative_bias_section():
 
 
 def order_section():
-    st.markdown(_("Self-attention without positions treats a sentence as a bag of words: reorder the words and "
-                  "every output vector and attention weight is only reordered the same way. Here the shipped "
-                  "encoder reads both sentences twice, with its positions switched off and on."))
+    st.markdown(_("Self-attention without positions treats a sentence as a bag of words: it is **equivariant** to "
+                  "reordering (textbook 12.3.1): reorder the words and every output vector and attention weight is "
+                  "only reordered the same way. Here the shipped encoder reads both sentences twice, with its "
+                  "positions switched off and on."))
     encoders = [n for n in _resources.text_models() if _resources.shipped_meta()[n]["config"]["kind"] == "encoder"]
     if not encoders:
         st.info(_("No shipped encoder in assets/ yet: `python -m model.train {name}`.").format(

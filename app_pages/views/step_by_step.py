@@ -15,7 +15,7 @@ from app_pages._numbers import plain
 from i18n import N_, _
 from labels import file_label, head_label, head_only, layer_label
 from model import reference
-from model.analysis import norms, steps
+from model.analysis import norms, published, steps
 from viz.norms import plot_norm_heatmaps, plot_norm_stats
 from viz.slide import caption_line
 from viz.steps import plot_matrix, plot_saturation, plot_softmax_bars, plot_trace
@@ -154,6 +154,14 @@ def lecture_section():
     column = reference.attention_column_form(ex["Q"], ex["K"], ex["V"])
     st.caption(_("The textbook's column form V·Softmax[KᵀQ/√D_q] with tokens as columns gives Zᵀ: largest "
                  "|difference| {diff}.").format(diff=plain(np.abs(column.T - ex['Z']).max())))
+    # 12.2.3: no activation, yet not linear: doubling X doubles Q, K, V but multiplies the scores by 4
+    z2, w2 = reference.attention(2 * ex["Q"], 2 * ex["K"], 2 * ex["V"])
+    st.markdown(_("**Non-linear without an activation** (textbook 12.2.3). Feed this X doubled: Q, K and V double "
+                  "(each is X times a matrix), but the scores QKᵀ grow four times, so the weights move: row 1 goes "
+                  "from [{w0}, {w1}] to [{v0}, {v1}], and Sa(2X) differs from 2·Sa(X) by up to **{gap}**. A linear "
+                  "map would give exactly 2·Sa(X); attention does not, because its weights are computed from the "
+                  "input.").format(w0=f"{w[0]:.4f}", w1=f"{w[1]:.4f}", v0=f"{w2[0, 0]:.4f}", v1=f"{w2[0, 1]:.4f}",
+                                   gap=f"{np.abs(z2 - 2 * ex['Z']).max():.4f}"))
     downloads(ex, "worked_example", rows, key="lecture")
 
     st.subheader(_("The exercise"))
@@ -276,6 +284,10 @@ def one_head_section(model, s: steps.HeadSteps, token: int, mask, about: About):
     st.markdown(_("T = {T} tokens, d_model = C = {C}, {H} heads of D = d_k = d_v = {D}, {norm}. Cells are rounded "
                   "to 4 decimals; hover for the exact value.").format(
         T=T, C=C, H=model.config.n_heads, D=D, norm=_("post-LN (the paper)") if s.norm == "post" else _("pre-LN")))
+    st.caption(_("q and k must have the same size, since each score is their dot product; v may have another "
+                 "(textbook 12.2.2): it is only weighted and summed, and its size sets the output's (for one head, "
+                 "usually the input's D). This model gives each of its {H} heads d_k = d_v = d_model / H = "
+                 "{C} / {H} = {D}.").format(H=model.config.n_heads, C=C, D=D))
     show(s.X, _("X: the token vectors entering {layer} ({T}, {C})").format(layer=layer_label(s.layer), T=T, C=C),
          about, "X", row_labels=tok)
     if s.norm == "pre":
@@ -332,6 +344,9 @@ def multi_head_section(model, s: steps.HeadSteps, mask, about: About):
     C = H * D
     st.markdown(_("{H} heads × Z_h ({T}, {D}) → concatenate → ({T}, {H}·{D} = {C}) → · W_O ({C}, {C}) + b_O "
                   "→ ({T}, {C}), back to d_model.").format(H=H, T=T, D=D, C=C))
+    st.caption(_("The tutorial's Transformer (the paper's base model) has d_model = {d} and h = {h} heads, so each "
+                 "head works in d_k = {d} / {h} = {dk} dimensions; this model: {C} / {H} = {D}.").format(
+        d=published.TUTORIAL.d_model, h=published.TUTORIAL.heads, dk=published.TUTORIAL.d_k, C=C, H=H, D=D))
     about = About((about.stem[0], layer_label(s.layer)), about.caption.replace(head_label(s.layer, s.head),
                                                                                  layer_label(s.layer), 1))
     show(mh["concat"], _("Concat(Z_1 … Z_{H}) ({T}, {C}); black lines separate the heads").format(H=H, T=T, C=C),

@@ -13,6 +13,7 @@ from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import md, visible
 from app_pages._state import keep_valid_choice
 from i18n import N_, _
+from model.analysis import published
 from model.analysis.segmentation import embed_by_product, one_hot_columns, segmentations
 from model.data import bpe as bpe_tok
 from model.data import bpe_steps, course_world, text_input
@@ -228,6 +229,10 @@ def lookup_section(text: str):
     st.caption(_("Token {i} of {n}: **{token}**, id {id}.").format(i=n, n=len(ids), token=md(tokens[n]), id=ids[n]))
     st.markdown(f"Ωₑ: D × |V| = **{d} × {v:,}** · T: |V| × N = **{v:,} × {len(ids)}** · "
                 f"X = Ωₑ·T: D × N = **{d} × {len(ids)}**")
+    D, V = published.TYPICAL_D, published.TYPICAL_VOCAB
+    st.caption(_("The textbook's typical sizes (12.5.2) are D = {D:,} and |V| = {V:,}: Ωₑ alone then holds "
+                 "{D:,} × {V:,} = {DV:,} numbers. This model's holds {d} × {v:,} = {dv:,}.").format(
+        D=D, V=V, DV=D * V, d=d, v=v, dv=d * v))
     column = one_hot_columns([ids[n]], v)[:, 0]                         # (|V|,)
     entry = "[UNK]" if unknown[n] else str(tokens[n])                   # the vocabulary entry id n stands for
     _export.chart(plot_one_hot(column, hot_label=entry,
@@ -247,6 +252,12 @@ def lookup_section(text: str):
     st.caption(_("The first 8 of D dimensions. The model then adds position information (and a LayerNorm where "
                  "its config asks for one) before the first attention layer; Ωₑ is learned like every other "
                  "weight."))
+    st.markdown(_("**One table, two conventions.** The textbook stores Ωₑ as D × |V| and an id picks a **column** "
+                  "(tokens are the columns of X = Ωₑ·T); PyTorch's nn.Embedding, the tutorial's nn.Embedding(10000, "
+                  "512) and this model's `embed.tok.weight` ({v:,} × {d}) store the transpose, |V| × D, and an id "
+                  "picks a **row** (tokens are the rows of X), as the lecture and the Architecture page (V × d_model) "
+                  "write it. The same numbers: column {id} of Ωₑ is row {id} of the table.").format(
+        v=v, d=d, id=ids[n]))
 
 
 def render():

@@ -6,11 +6,10 @@ import html
 
 import pandas as pd
 import streamlit as st
-from babel.numbers import format_compact_decimal
 
-import i18n
 from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import md
+from app_pages._numbers import spoken
 from i18n import N_, _
 from model.analysis import recurrence, sizes
 from model.data.course_world import PARAGRAPH
@@ -18,7 +17,6 @@ from viz.slide import caption_line
 from viz.why_attention import plot_param_growth, plot_rnn_timing
 
 TABS = [N_("Input size"), N_("Parameters vs N"), N_("RNN vs attention")]
-NUMBER_LOCALES = {"en": "en", "zh": "zh_Hans"}   # interface language -> Babel locale for "1.4 billion" / "14.4亿"
 BIND, KEEP = _url.BIND, _url.KEEP          # every input is in the URL and survives a visit to another page
 PREFIXES = (5, 10, 20, 37)                 # words of the course paragraph the shipped model reads
 DEFAULT_MODEL = _resources.FILL_MODEL      # byte-level BPE: reads any text
@@ -28,10 +26,7 @@ RESULTS = "_why_rnn_rows"                  # session state: the last measurement
 def _words(n: int) -> str:
     """A parameter count as a person says it, in the reader's language: 1,435,538,432 -> "1.4 billion" ("14.4亿");
     under a thousand, the number itself."""
-    if n < 1000:
-        return f"{n:,}"
-    return format_compact_decimal(n, format_type="long", fraction_digits=1,
-                                  locale=NUMBER_LOCALES.get(i18n.language(), "en"))
+    return spoken(n)
 
 
 def _tex(n: int) -> str:

@@ -11,9 +11,9 @@ from model.tasks.finetuned import FineTuned
 
 @dataclass(frozen=True)
 class HeadRun:
-    """ids, pieces: the input (T); full, frozen: the heads' logits, (n_out,) for cls, (T, n_out) for tag and span;
-    before, after: attention of the pre-trained and the fully fine-tuned encoder, (L, H, T, T); change: (L, H) mean
-    total-variation distance between their rows."""
+    """ids, pieces: the input (T); full, frozen: the heads' logits, (n_out,) for cls, (1,) for binary, (T, n_out) for
+    tag and span; before, after: attention of the pre-trained and the fully fine-tuned encoder, (L, H, T, T); change:
+    (L, H) mean total-variation distance between their rows."""
     ids: tuple[int, ...]
     pieces: tuple[str, ...]
     full: np.ndarray
@@ -40,3 +40,9 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     """Row-wise softmax over the last axis (max subtracted)."""
     z = np.exp(logits - logits.max(-1, keepdims=True))
     return z / z.sum(-1, keepdims=True)
+
+
+def sigmoid(z):
+    """σ(z) = 1 / (1 + e^−z), the probability a binary head gives its second label; stable for large |z|."""
+    z = np.asarray(z, dtype=np.float64)
+    return np.exp(-np.logaddexp(0.0, -z))

@@ -12,6 +12,10 @@ from model.engine.errors import InputError
 from model.tasks.attention_run import run_text
 from model.tasks.results import TextRun
 
+# The experiment as the positional page opens it and as the README quotes it (`python -m model.analysis.order`).
+MODEL = "coref_encoder"
+SENTENCE_A, SENTENCE_B = "The woman ate the raccoon.", "The raccoon ate the woman."
+
 
 @dataclass
 class OrderExperiment:
@@ -102,9 +106,9 @@ def main(argv=None):
 
     from model import checkpoints
     p = argparse.ArgumentParser(description=main.__doc__)
-    p.add_argument("--model", default="coref_encoder")
-    p.add_argument("a", nargs="?", default="The woman ate the raccoon.")
-    p.add_argument("b", nargs="?", default="The raccoon ate the woman.")
+    p.add_argument("--model", default=MODEL)
+    p.add_argument("a", nargs="?", default=SENTENCE_A)
+    p.add_argument("b", nargs="?", default=SENTENCE_B)
     args = p.parse_args(argv)
     model, meta = checkpoints.load(args.model)
     exp = order_experiment(model, text_input.tokenizer_of(meta), args.a, args.b, text_input.rule_of(meta))

@@ -65,8 +65,9 @@ def same_content_scores(q_vec: np.ndarray, k_vec: np.ndarray, n_positions: int, 
 
 
 def alibi_slopes(n_heads: int) -> np.ndarray:
-    """The geometric head slopes of ALiBi: 2^(−8h/H) for h = 1..H (H a power of two; otherwise the
-    paper's interleaving of the next power of two). Returns (H,)."""
+    """The geometric head slopes of ALiBi: m_h = 2^(−8(h+1)/H) for heads h = 0..H−1, counted from 0 as the pages
+    label them (H0 has 2^(−8/H)); the paper writes 2^(−8h/H) with h = 1..H. H a power of two; otherwise the
+    paper's interleaving of the next power of two. Returns (H,)."""
     def powers(n):
         start = 2.0 ** (-8.0 / n)
         return [start ** (h + 1) for h in range(n)]

@@ -1,6 +1,8 @@
 """An encoder whose self-attention follows a sliding window with global tokens (Longformer-style):
 the blocked kernel of `model.engine.sparse` in the fast path (training, plain inference), and the
-same pattern as a dense boolean mask whenever attention weights are captured for a page."""
+same pattern as a dense boolean mask whenever attention weights are captured for a page. Its global tokens
+are the textbook's extra kind (12.9): the first n_global positions, where its text rule puts [CLS], a token
+added in front of the text that stands for no word (`masks.extra_global_tokens`)."""
 import torch
 
 from model.engine.capture import active

@@ -63,9 +63,9 @@ class SwinConfig:
         for s, (gs, dim, h) in enumerate(zip(self.grids, self.dims, self.heads)):
             w, _ = stage_window(gs, self.window)
             if gs % w:
-                raise ValueError(f"window={self.window} does not tile stage {s + 1}'s {gs}×{gs} grid")
+                raise ValueError(f"window={self.window} does not tile stage {s}'s {gs}×{gs} grid")
             if dim % h:
-                raise ValueError(f"stage {s + 1}: width {dim} must split evenly across {h} heads")
+                raise ValueError(f"stage {s}: width {dim} must split evenly across {h} heads")
 
     @property
     def grids(self) -> tuple[int, ...]:

@@ -228,9 +228,18 @@ class BPETokenizer:
     def decode(self, ids, skip_special: bool = False, strip_prefix: bool = True) -> str:
         """ids -> text; specials as their names unless skip_special. strip_prefix drops the dummy space of a
         text's first token (pass False for a continuation decoded alone). A byte sequence cut inside a
-        character (a lone byte token) decodes to U+FFFD there."""
+        character (a lone byte token) decodes to U+FFFD there. A mask token keeps the space before it:
+        encode(masks=True) gives one typed space to the mask (it stands for a word, which would carry it), so
+        "The [MASK] pulled" decodes as typed, not "The[MASK] pulled"; after a space, a Chinese character or
+        nothing, none is added."""
         keep = [int(i) for i in ids if not (skip_special and i < len(SPECIALS))]
-        raw = b"".join(self._bytes[i] for i in keep)
+        out = bytearray()
+        for i in keep:
+            if i == MASK and out:
+                last = bytes(out[-4:]).decode("utf-8", errors="ignore")[-1:]
+                out += b" " if last and not last.isspace() and not _CJK_CHAR.match(last) else b""
+            out += self._bytes[i]
+        raw = bytes(out)
         if strip_prefix and keep and keep[0] >= len(SPECIALS) and raw.startswith(b" "):
             raw = raw[1:]
         return raw.decode("utf-8", errors="replace")

@@ -16,6 +16,22 @@ from model.data.word_tokenizer import WordTokenizer
 from model.data.wordpiece import WordPieceTokenizer
 
 RULES = {"cls_sep": {"add_cls_sep": True}, "bos": {"bos": True}, "plain": {}}
+FRONT = {"cls_sep": ("[CLS]",), "bos": ("[BOS]",), "plain": ()}    # the tokens a rule puts in front of the text
+SPECIAL_TOKENS = frozenset({"[CLS]", "[SEP]", "[BOS]", "[EOS]", "[PAD]"})
+SENTENCE_ENDS = tuple(".!?。！？")
+
+
+def sentence_starts(tokens) -> tuple[int, ...]:
+    """Positions of the first token of each sentence: the first token that is not a special one, and each token
+    after one that ends a sentence (. ! ? and their full-width forms)."""
+    out, start = [], True
+    for i, t in enumerate(tokens):
+        if t in SPECIAL_TOKENS:
+            continue
+        if start:
+            out.append(i)
+        start = t.strip().endswith(SENTENCE_ENDS)
+    return tuple(out)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,12 @@ global and random tokens (BigBird, Zaheer et al. 2020), strided (Sparse Transfor
 
 Every 1-D pattern is written once as a row rule `rows(i, n, **params) -> (len(i), n) bool`, so a
 full (N, N) matrix and a memory-bounded count of allowed pairs for N = 16k come from the same code.
+
+Global tokens come in the textbook's two kinds (12.9). **Chosen** global tokens ("global") are existing
+tokens, e.g. the first token of each sentence, made global: the matrix stays N × N. **Extra** global tokens
+("extra_global") are g new tokens put in front of the N tokens, standing for no word (like <cls>): the
+matrix grows to (N + g) × (N + g), the added tokens first (rows and columns 0..g-1), the text's N tokens
+after them keeping their window. `Pattern.added` says how many tokens a pattern adds.
 """
 from dataclasses import dataclass, field
 from typing import Callable
@@ -45,6 +51,8 @@ def _chosen_global(i, n, width=1, positions=(0,)):
 
 
 def _extra_global(i, n, width=1, n_global=1):
+    """n = g added tokens + the text's tokens: the added ones (0..g-1) see and are seen by all, the text's
+    keep their window (its band is the same counted from the first text token)."""
     return _chosen_global(i, n, width, tuple(range(n_global)))
 
 
@@ -62,7 +70,8 @@ def _random(i, n, per_row=2, seed=0):
 
 
 def _bigbird(i, n, width=1, n_global=1, per_row=2, seed=0):
-    return _extra_global(i, n, width, n_global) | _random(i, n, per_row, seed)
+    """BigBird-ITC: the first n_global existing tokens made global (chosen kind), a window, random keys."""
+    return _chosen_global(i, n, width, tuple(range(n_global))) | _random(i, n, per_row, seed)
 
 
 def _strided(i, n, stride=4):
@@ -108,18 +117,28 @@ class Pattern:
     params: tuple[Param, ...] = field(default_factory=tuple)
     growth: str = "N²"
     can_be_causal: bool = True
+    adds: str | None = None          # the parameter counting the tokens the pattern adds in front of the N
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.params}
 
-    def rows(self, i, n: int, causal: bool = False, **params) -> np.ndarray:
-        """(len(i), n) bool rows of the (n, n) mask; causal keeps only keys j <= i."""
-        m = self.rule(np.asarray(i), n, **{**self.defaults(), **params})
-        return m & (_offsets(i, n) <= 0) if causal else m
+    def added(self, **params) -> int:
+        """How many tokens the pattern puts in front of the text's N (extra global tokens: g; others 0)."""
+        return int({**self.defaults(), **params}[self.adds]) if self.adds else 0
+
+    def side(self, n: int, **params) -> int:
+        """The mask's side for a text of n tokens: n plus the added tokens."""
+        return n + self.added(**params)
+
+    def rows(self, i, side: int, causal: bool = False, **params) -> np.ndarray:
+        """(len(i), side) bool rows of the (side, side) mask (side = self.side(n)); causal keeps keys j <= i."""
+        m = self.rule(np.asarray(i), side, **{**self.defaults(), **params})
+        return m & (_offsets(i, side) <= 0) if causal else m
 
     def build(self, n: int, causal: bool = False, **params) -> np.ndarray:
-        """(n, n) bool, True = may attend."""
-        return self.rows(np.arange(n), n, causal, **params)
+        """(side, side) bool, True = may attend; side = n, or n + g for a pattern that adds g tokens."""
+        side = self.side(n, **params)
+        return self.rows(np.arange(side), side, causal, **params)
 
 
 _W = Param("width", N_("window (tokens each side)"), 2, 0, 4096)
@@ -133,22 +152,25 @@ PATTERNS: dict[str, Pattern] = {p.key: p for p in [
     Pattern("dilated", N_("Dilated window"), N_("A window with gaps: every d-th token up to w·d away, so the same "
             "cost reaches d times further."), _dilated, (_W, Param("dilation", N_("dilation d"), 2, 1, 64)),
             growth="N·(2w+1)"),
-    Pattern("global", N_("Chosen global tokens"), N_("A window, plus chosen positions (e.g. [CLS], a question) that "
-            "attend to all tokens and that all tokens attend to."), _chosen_global,
+    Pattern("global", N_("Chosen global tokens"), N_("A window, plus some of the N tokens themselves (e.g. the first "
+            "word of each sentence) made global: they attend to all tokens and all tokens attend to them. No token "
+            "is added: the mask stays N × N."), _chosen_global,
             (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
              Param("positions", N_("global positions"), (0,))),
             growth="N·(2w+1) + 2gN"),
-    Pattern("extra_global", N_("Extra global tokens"), N_("A window, plus g added [CLS]-like tokens at the front "
-            "(positions 0..g-1) that see everything and are seen by everything."), _extra_global,
+    Pattern("extra_global", N_("Extra global tokens"), N_("A window, plus g new tokens put in front of the N (like "
+            "<cls>, they stand for no word) that see everything and are seen by everything: the mask grows to "
+            "(N + g) × (N + g)."), _extra_global,
             (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
              Param("n_global", N_("global tokens g"), 1, 0, 64)),
-            growth="N·(2w+1) + 2gN"),
+            growth="N·(2w+1) + 2gN + g²", adds="n_global"),
     Pattern("random", N_("Random (BigBird)"), N_("Each token sees itself and r keys drawn at random (seeded, with "
             "replacement)."),
             _random, (Param("per_row", N_("random keys r"), 2, 0, 256), Param("seed", N_("seed"), 0, 0, 10_000)),
             growth="N·(r+1)"),
-    Pattern("bigbird", N_("BigBird (window + global + random)"), N_("Window, g global tokens at the front and r "
-            "random keys per token together."), _bigbird,
+    Pattern("bigbird", N_("BigBird (window + global + random)"), N_("Window, r random keys per token and the "
+            "first g of the N tokens made global (chosen global tokens, as in BigBird-ITC; BigBird-ETC adds extra "
+            "ones instead)."), _bigbird,
             (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
              Param("n_global", N_("global tokens g"), 1, 0, 64),
              Param("per_row", N_("random keys r"), 2, 0, 256), Param("seed", N_("seed"), 0, 0, 10_000)),
@@ -169,7 +191,8 @@ PATTERNS: dict[str, Pattern] = {p.key: p for p in [
 
 
 def build(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
-    """(n, n) bool mask of a registered pattern, e.g. build("window", 16, width=2)."""
+    """(n, n) bool mask of a registered pattern for a text of n tokens, e.g. build("window", 16, width=2);
+    (n + g, n + g) for extra global tokens, the g added tokens first."""
     if key not in PATTERNS:
         raise InputError(_("unknown mask pattern {key}; choose one of {keys}").format(key=repr(key),
                                                                                      keys=sorted(PATTERNS)))
@@ -198,12 +221,14 @@ def dilated_window(n: int, width: int, dilation: int, causal: bool = False) -> n
 
 
 def global_tokens(n: int, positions, width: int = 1, causal: bool = False) -> np.ndarray:
-    """A window plus chosen positions whose rows and columns are all True."""
+    """Chosen global tokens: a window over the n tokens, plus the chosen positions (existing tokens) whose rows
+    and columns are all True. (n, n)."""
     return build("global", n, causal, width=width, positions=tuple(positions))
 
 
 def extra_global_tokens(n: int, n_global: int, width: int = 1, causal: bool = False) -> np.ndarray:
-    """A window plus n_global added tokens at positions 0..n_global-1 that see and are seen by all."""
+    """Extra global tokens: n_global new tokens put in front of the n tokens (rows and columns 0..n_global-1,
+    all True), the n tokens after them under the window. (n + n_global, n + n_global)."""
     return build("extra_global", n, causal, width=width, n_global=n_global)
 
 
@@ -213,7 +238,7 @@ def random_pattern(n: int, per_row: int, seed: int = 0, causal: bool = False) ->
 
 
 def bigbird(n: int, width: int, n_global: int, per_row: int, seed: int = 0, causal: bool = False) -> np.ndarray:
-    """Window | extra global tokens | random keys (BigBird)."""
+    """Window | the first n_global tokens made global (chosen kind, BigBird-ITC) | random keys. (n, n)."""
     return build("bigbird", n, causal, width=width, n_global=n_global, per_row=per_row, seed=seed)
 
 
@@ -279,9 +304,11 @@ def _random_rows(i, n, per_row, seed, causal):
 
 
 def row_counts(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
-    """(n,) int64: how many keys each query may attend under masks.build(key, n, causal, **params)."""
+    """(side,) int64: how many keys each query may attend under masks.build(key, n, causal, **params); side = n,
+    or n + g where the pattern adds g tokens."""
     pat = PATTERNS[key]
     p = {**pat.defaults(), **params}
+    n = pat.side(n, **params)
     i = np.arange(n)
     if key == "full":
         return i + 1 if causal else np.full(n, n)
@@ -317,5 +344,5 @@ def row_counts(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
 
 
 def allowed_pairs(key: str, n: int, causal: bool = False, **params) -> int:
-    """Number of (query, key) pairs the pattern allows at length n."""
+    """Number of (query, key) pairs the pattern allows for a text of n tokens (added tokens included)."""
     return int(row_counts(key, n, causal, **params).sum())

@@ -5,8 +5,12 @@ subsequences too), so only the chunks at either end are copied. Forward and back
 so models train with it; without autograd, scores and outputs are written into preallocated buffers.
 
 Semantics (exactly those of `model.engine.masks`): query i attends key j iff j = i + dilation·t, |t| <= width,
-0 <= j < N; with n_global = g > 0, tokens 0..g-1 are global (every query also attends them, and they
-attend every key) — `masks.extra_global_tokens(N, g, width)`.
+0 <= j < N; with n_global = g > 0, the first g of the N positions are global (every query also attends them,
+and they attend every key). Which of the textbook's two kinds (12.9) that is depends on what the caller puts
+there: tokens added in front of the text, standing for no word, are extra global tokens
+(`masks.extra_global_tokens(N - g, g, width)`: sparse_encoder's one global token is the [CLS] its text rule puts
+first); words of the text are chosen global tokens (`masks.global_tokens(N, range(g), width)`). Both are the
+same N × N matrix here, since N already counts the added tokens.
 Memory: O(N·(block + 2·width)) for the scores (+ O(N·g) for global columns). FLOPs of the local part:
 4·N·(block + 2·width)·D, of which 4·N·(2·width + 1)·D are useful.
 """
@@ -119,8 +123,9 @@ def sliding_window_attention(q, k, v, width: int = 128, block: int = 64, dilatio
                              scale: float | None = None, chunk_elems: int = CHUNK_ELEMS):
     """Windowed attention without an N × N matrix. q, k, v: (..., N, D) -> (..., N, D).
 
-    width: keys on each side (in steps of `dilation`); n_global: tokens 0..g-1 see and are seen by all
-    (not with dilation > 1); chunk_elems: score elements per chunk (0 = all blocks at once).
+    width: keys on each side (in steps of `dilation`); n_global: positions 0..g-1 of the N see and are seen by all
+    (not with dilation > 1; [CLS] there makes it an extra global token); chunk_elems: score elements per chunk
+    (0 = all blocks at once).
     """
     *lead, N, d = q.shape
     if width < 0 or block < 1 or dilation < 1 or n_global < 0:
@@ -161,9 +166,11 @@ class SlidingWindow:
         return sliding_window_attention(q, k, v, self.width, self.block, self.dilation, self.n_global)
 
     def mask(self, n: int) -> np.ndarray:
-        """(n, n) bool, True = may attend: what this kernel computes, as a matrix."""
+        """(n, n) bool, True = may attend: what this kernel computes, as a matrix, for n tokens that include the
+        global ones at the front (the extra kind: n - g text tokens after g added tokens such as [CLS])."""
         if self.n_global:
-            return masks.extra_global_tokens(n, min(self.n_global, n), self.width)
+            g = min(self.n_global, n)
+            return masks.extra_global_tokens(n - g, g, self.width)
         return masks.dilated_window(n, self.width, self.dilation)
 
     def __repr__(self):

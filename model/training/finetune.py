@@ -18,15 +18,16 @@ import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 
 from model.data.bpe import PAD
-from model.tasks.heads import HeadedEncoder, pad_batch
+from model.tasks.heads import HeadedEncoder, n_outputs, pad_batch
 from model.training.loop import Progress, lr_at, seed_everything, update
 from model.training.resumable import resume_requested
 
 
 @dataclass
 class Task:
-    """A fine-tuning task. Examples are dicts with "ids" (list[int], [CLS] first) and "target": an int (cls), a
-    list with one tag id per token, -100 where not scored (tag), or (start, end) token indices (span).
+    """A fine-tuning task. Examples are dicts with "ids" (list[int], [CLS] first) and "target": an int (cls; 0 or
+    1 for binary, 1 meaning labels[1]), a list with one tag id per token, -100 where not scored (tag), or (start,
+    end) token indices (span).
     score(model, examples) -> {metric: value}, its first entry the one the learning curve follows."""
     name: str
     kind: str
@@ -45,7 +46,8 @@ def collate(kind: str, examples: list[dict]) -> tuple[torch.Tensor, torch.Tensor
 
 
 def loss_of(model: HeadedEncoder, ids: torch.Tensor, targets: torch.Tensor, frozen: bool) -> torch.Tensor:
-    """Cross-entropy of the head's logits; frozen runs the encoder without a graph (it is not trained)."""
+    """Cross-entropy of the head's logits (binary: binary cross-entropy of the sigmoid of its one number,
+    −[y log σ(z) + (1 − y) log(1 − σ(z))]); frozen runs the encoder without a graph (it is not trained)."""
     if frozen:
         with torch.no_grad():
             x = model.hidden(ids)
@@ -53,6 +55,8 @@ def loss_of(model: HeadedEncoder, ids: torch.Tensor, targets: torch.Tensor, froz
         x = model.hidden(ids)                                             # (B, T, C)
     if model.kind == "cls":
         return F.cross_entropy(model.head(x[:, 0]), targets)
+    if model.kind == "binary":
+        return F.binary_cross_entropy_with_logits(model.head(x[:, 0])[:, 0], targets.float())
     logits = model.head(x)                                                # (B, T, n_out)
     if model.kind == "tag":
         return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-100)
@@ -62,7 +66,8 @@ def loss_of(model: HeadedEncoder, ids: torch.Tensor, targets: torch.Tensor, froz
 
 @torch.inference_mode()
 def predict(model: HeadedEncoder, examples: list[dict], batch: int = 64) -> list[np.ndarray]:
-    """The head's logits for each example, unpadded: (n_out,) for cls, (T, n_out) for tag and span."""
+    """The head's logits for each example, unpadded: (n_out,) for cls, (1,) for binary, (T, n_out) for tag and
+    span."""
     model.eval()
     order = sorted(range(len(examples)), key=lambda i: len(examples[i]["ids"]))   # little padding
     found = {}
@@ -70,7 +75,7 @@ def predict(model: HeadedEncoder, examples: list[dict], batch: int = 64) -> list
         chunk = [examples[i] for i in order[k:k + batch]]
         logits = model(pad_batch([e["ids"] for e in chunk])).float().numpy()
         for i, e, row in zip(order[k:k + batch], chunk, logits):
-            found[i] = row if model.kind == "cls" else row[:len(e["ids"])]
+            found[i] = row if model.kind in ("cls", "binary") else row[:len(e["ids"])]
     return [found[i] for i in range(len(examples))]
 
 
@@ -169,7 +174,7 @@ def run(task: Task, base, r: dict, folder: Path) -> tuple[dict, dict]:
     models, curves = {}, {}
     for variant in ("full", "frozen"):
         seed_everything(r["seed"])
-        model = HeadedEncoder(base, task.kind, len(task.labels), r["train_embeddings"])
+        model = HeadedEncoder(base, task.kind, n_outputs(task.kind, task.labels), r["train_embeddings"])
         curves[variant] = train(model, task, r, variant == "frozen", Path(folder))
         models[variant] = as_stored(model, variant == "frozen")
     return models, curves

@@ -21,7 +21,7 @@ VIEWS = [("home.py", {}), ("explorer.py", {}), ("explorer.py", {"explorer_tab": 
          ("why_attention.py", {}), ("why_attention.py", {"why_tab": "Parameters vs N"}), ("lecture.py", {}),
          *[("finetune.py", {"ft_tab": t})
            for t in ("Classification", "Tagging", "Question answering", "Next sentence")],
-         ("training_lab.py", {})]
+         ("training_lab.py", {}), ("classroom.py", {})]
 TAB_KEYS = {"why_tab", "steps_tab", "pos_tab", "coref_tab", "masks_tab", "gen_tab", "tr_tab", "explorer_tab", "ft_tab"}
 
 

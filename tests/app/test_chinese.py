@@ -37,6 +37,10 @@ LATIN_TERMS |= {"winograd", "wilson", "sentence-transformers"}
 LATIN_TERMS |= {w.lower() for w in "Kobayashi Michel AttentionViz KL".split()}
 LATIN_TERMS |= {"olsson"}                       # a cited author (Olsson et al. 2022): induction heads
 LATIN_TERMS |= {"brown"}                        # a cited author (Brown et al. 2020): few-shot in-context learning
+# cited authors (Press et al. 2022: ALiBi; Devlin et al. 2019: BERT), the sizes of BERT the course texts cite by
+# name (12.6), and the colour model ImageGPT quantises (12.10.1: "24 位 RGB")
+LATIN_TERMS |= {"press", "devlin", "bert-base", "bert-large", "rgb"}
+LATIN_TERMS |= {"sigmoid"}                      # the textbook keeps it in Latin (12.6.2: "过 sigmoid")
 WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 # first, HTML entities become spaces and back-to-back tags are parted, so a chip's "0·2</sub></span><span title=…>"
 # reads as a number, then tags (else the number's span runs into the next tag and leaves its attributes as words)

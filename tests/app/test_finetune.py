@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from model.data import bpe
+from model.analysis.finetune_run import sigmoid
+from model.data import bpe, course_tags
 from model.engine.capture import capturing
 from model.tasks import finetune_inputs, finetuned, spans
 from tests.app.conftest import open_link, plotly_chart, trace_z
@@ -84,3 +85,51 @@ def test_next_sentence_needs_both_sentences_and_a_stale_link_says_so():
     at = open_link("finetune.py", ft_tab="Nope")
     assert "The link asked for the tab “Nope”, which is not on this page now; showing “Classification”." in \
         [i.value for i in at.info]
+
+
+def test_the_textbook_classifier_is_one_number_from_cls_through_a_sigmoid(tok):
+    """Below the four-way head: z = w·h_[CLS] + b, σ(z) and binary cross-entropy written out, each model's answer and
+    σ(z) as the model gives them, its held-out scores beside a majority and a bag-of-words baseline."""
+    text = "the children [MASK] in the park"
+    at = open_link("finetune.py", ft_tab="Classification", ft_bin_text=text)
+    ids, _pieces = finetune_inputs.single(tok, text, 128, masks=True)
+    full, frozen = logits("finetune_binary", ids)
+    assert full.shape == frozen.shape == (1,)
+    answers = [m.value for m in at.metric if m.label in ("Fully fine-tuned", "Frozen encoder")][2:]   # after 4-way
+    assert answers == [("verb" if z[0] > 0 else "noun") for z in (full, frozen)] and answers[0] == "verb"
+    said = [c.value for c in at.caption if c.value.startswith("z = ")]
+    assert said == [f"z = {z[0]:.2f}, σ(z) = {float(sigmoid(z[0])):.2f}: the probability of “verb”"
+                    for z in (full, frozen)]
+    formulas = " ".join(e.value for e in at.latex)
+    assert r"\sigma(z)" in formulas and r"h_{\texttt{[CLS]}}" in formulas
+    assert r"\log\bigl(1 - \sigma(z)\bigr)" in formulas
+    m = finetuned.load("finetune_binary").meta["metrics"]
+    tables = [d.value for d in at.dataframe]
+    assert list(tables[2].iloc[0][1:]) == [f"{m['binary_acc_heldout']:.3f}", f"{m['binary_acc_heldout_frozen']:.3f}"]
+    assert list(tables[3].iloc[:, 1]) == [f"{m[k]:.3f}" for k in ("binary_baseline_majority", "binary_baseline_bow")]
+    assert not at.exception and not at.error
+
+
+def test_tagging_opens_on_a_sentence_it_gets_right_and_says_what_its_scores_say():
+    at = open_link("finetune.py", ft_tab="Tagging")
+    table = at.dataframe[0].value
+    kind = {n: tag for tag, nouns in course_tags.nouns().items() for n in nouns}
+    names = {"O": "none (O)", "PERSON": "person", "OBJECT": "object", "CONTAINER": "container", "PLACE": "place"}
+    assert [v.split(" (")[0] if not v.startswith("none") else "none (O)" for v in table["Fully fine-tuned"]] == [
+        names[kind.get(w.lower(), "O")] for w in table["word"]]
+    assert set(table["noun in training?"]) == {"", "yes"}                     # training nouns, and it says so
+    m = finetuned.load("finetune_tag").meta["metrics"]
+    verdict = next(x.value for x in at.markdown if x.value.startswith("**What the numbers say.**"))
+    assert "full fine-tuning does not beat the frozen encoder" in verdict
+    assert f"{m['tag_acc_heldout']:.3f} of the words" in verdict and f"{m['tag_acc_heldout_frozen']:.3f};" in verdict
+    held = [w for w in ("nurse", "cello", "barrel")]
+    assert all(course_tags.is_heldout_noun(w) and f"“{w}”" in verdict for w in held)
+    at.text_input(key="ft_tag_text").set_value("The nurse put the cello in the barrel.").run()
+    assert list(at.dataframe[0].value["noun in training?"])[1] == "no, held out"
+
+
+def test_next_sentence_is_named_a_head_fine_tuned_on_an_mlm_only_encoder():
+    at = open_link("finetune.py", ft_tab="Next sentence")
+    about = next(x.value for x in at.markdown if x.value.startswith("**Next-sentence prediction**"))
+    assert "Here it is not a pre-training task" in about and "pre-trained on masked words only" in about
+    assert "BERT's second pre-training task" not in about

@@ -28,16 +28,39 @@ def test_swin_stages_have_their_own_tokens_windows_and_no_weight_outside_a_windo
     stages = at.table[0].value
     assert list(stages.iloc[:, 1]) == ["8×8 = 64", "4×4 = 16", "2×2 = 4"] and list(stages.iloc[:, 2]) == [32, 64, 128]
     assert len(at.selectbox(key="img_query_swin_digits_s0").options) == 64
+    assert list(stages.iloc[:, 0]) == [0, 1, 2]                          # stages count from 0, like layers L0…
+    assert at.radio(key="img_stage_swin_digits").options == ["Stage 0 · 8×8 tokens", "Stage 1 · 4×4 tokens",
+                                                            "Stage 2 · 2×2 tokens"]
+    said = " ".join(m.value for m in at.markdown)
+    assert "a learned bias per head and relative offset" in said       # Swin has its bias table
+    assert "**1 number**" in said and "1 numbers" not in said          # a 1×1 patch of one grey value
     at.radio(key="img_stage_swin_digits").set_value(1).run()
     assert not at.exception
     assert at.selectbox(key="img_query_swin_digits_s1").options == [f"p{i}" for i in range(16)]
     caption = next(c.value for c in at.caption if c.value.startswith("Attention from"))
-    assert "over the 16 tokens of stage 2" in caption and caption.endswith("Largest weight outside the window: 0.")
+    assert "over the 16 tokens of stage 1" in caption and caption.endswith("Largest weight outside the window: 0.")
     figs = _figures(at)
     heat = [t for t in figs["overlay_0"]["data"] if t["type"] == "heatmap"][0]
     assert plotly_array(heat["z"]).shape == (8, 8)                       # 4×4 tokens of 2×2 pixels each
     assert {"stages", "windows_2", "windows_3", "rollout", "rollout_query"} <= set(figs)
     at.radio(key="img_stage_swin_digits").set_value(0).run()
+
+
+def test_davit_positions_are_said_as_its_convolution_not_a_relative_bias(at):
+    """davit_digits has no bias table (its windows are built without one); each block starts with a depthwise 3×3
+    convolution, as the Architecture page says. The page must say that, not Swin's relative bias."""
+    from model import checkpoints
+    from model.architectures.davit import ConvPosEnc
+    model, _ = checkpoints.load("davit_digits")
+    names = [n for n, _ in model.named_parameters()]
+    assert not any("bias_table" in n for n in names)
+    convs = [m for m in model.modules() if isinstance(m, ConvPosEnc)]
+    assert convs and all(m.conv.kernel_size == (3, 3) and m.conv.groups == m.conv.in_channels for m in convs)
+    at.radio(key="img_model").set_value("davit_digits").run()
+    assert not at.exception and not at.error
+    said = " ".join(m.value for m in at.markdown)
+    assert "relative offset" not in said and "tells a token where the others are" not in said
+    assert "depthwise 3×3 convolution" in said and "no learned position bias" in said
 
 
 def test_davit_shows_channel_maps_beside_the_spatial_ones(at):

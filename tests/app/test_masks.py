@@ -39,6 +39,26 @@ def test_default_masks_are_drawn_from_the_registry(at):
     assert metric(at, "density of A") == f"{masks.sliding_window(32, 2).mean():.2%}"
 
 
+def test_extra_global_tokens_add_a_token_and_chosen_ones_do_not(at):
+    """Textbook 12.9: B (extra, g = 1) is drawn 33 × 33 with G0 in front of the 32 tokens; A switched to chosen
+    global tokens stays 32 × 32. Their difference lines the tokens up: every pair of G0 is only in B."""
+    b = chart(at, "masks_plot_B")["data"][0]
+    assert z_of(b).shape == (33, 33) and b["x"][:2] == ["G0", "0"] and b["x"][-1] == "31"
+    captions = " ".join(c.value for c in at.caption)
+    assert "(N + g) × (N + g) = 33 × 33" in captions
+    at.selectbox(key="masks_A_pattern").set_value("global").run()
+    assert not at.exception
+    a = masks.global_tokens(32, (0,), 2)
+    np.testing.assert_array_equal(z_of(chart(at, "masks_plot_A")["data"][0]), a)
+    assert "no token is added, the mask stays 32 × 32" in " ".join(c.value for c in at.caption)
+    extra = masks.extra_global_tokens(32, 1, 2)
+    shifted = np.pad(a, ((1, 0), (1, 0)))
+    np.testing.assert_array_equal(z_of(chart(at, "masks_plot_diff")["data"][0]),
+                                  (shifted & ~extra) * 1 + (extra & ~shifted) * 2 + (shifted & extra) * 3)
+    assert metric(at, "only in B") == f"{int((extra & ~shifted).sum()):,}"
+    at.selectbox(key="masks_A_pattern").set_value("window").run()
+
+
 def test_changing_pattern_redraws_mask_difference_and_reach(at):
     at.number_input(key="masks_n").set_value(40)
     at.selectbox(key="masks_A_pattern").set_value("dilated")
@@ -48,11 +68,13 @@ def test_changing_pattern_redraws_mask_difference_and_reach(at):
     assert not at.exception
     a, b = masks.dilated_window(40, 3, 2), masks.extra_global_tokens(40, 1, 2)
     np.testing.assert_array_equal(z_of(chart(at, "masks_plot_A")["data"][0]), a)
+    a_framed = np.pad(a, ((1, 0), (1, 0)))                           # A lacks B's added token G0
     np.testing.assert_array_equal(z_of(chart(at, "masks_plot_diff")["data"][0]),
-                                  (a & ~b) * 1 + (b & ~a) * 2 + (a & b) * 3)
-    assert metric(at, "pairs that differ") == f"{int((a != b).sum()):,}"
+                                  (a_framed & ~b) * 1 + (b & ~a_framed) * 2 + (a_framed & b) * 3)
+    assert metric(at, "pairs that differ") == f"{int((a_framed != b).sum()):,}"
     show(at, "Receptive field")
     np.testing.assert_array_equal(z_of(chart(at, "masks_reach_A")["data"][0]), reach.receptive_field(a, 2))
+    np.testing.assert_array_equal(z_of(chart(at, "masks_reach_B")["data"][0]), reach.receptive_field(b, 2))
     text = " ".join(m.value for m in at.markdown)
     assert "never connects everything" in text                      # dilation 2 keeps odd and even apart
     assert "after **2 layers**" in text                            # one global token: two hops
@@ -78,12 +100,45 @@ def test_live_effect_zeroes_blocked_weights_and_compares_with_full_attention(at)
     at.run()
     assert not at.exception
     n = int(metric(at, "tokens N"))
-    mask = masks.extra_global_tokens(n, 1, 1)
+    mask = masks.extra_global_tokens(n - 1, 1, 1)                      # the added token is the model's own [CLS]
     z = z_of(chart(at, "masks_live_masked")["data"][0])
     assert z.shape == (n, n) and (z[~mask] == 0).all()
     np.testing.assert_allclose(z.sum(1), 1.0, atol=1e-4)
     full = z_of(chart(at, "masks_live_full")["data"][0])
     assert (full[~mask] > 0).any()                                  # full attention does use the blocked pairs
+
+
+def test_live_extra_global_token_is_the_models_cls_and_chosen_ones_start_sentences(at):
+    show(at, "Live effect")
+    at.selectbox(key="masks_model").set_value("sparse_encoder").run()
+    at.number_input(key="masks_live_n_global").set_value(2).run()      # the model has one token in front: [CLS]
+    assert not at.exception and any("set g = 1" in e.value for e in at.error)
+    at.number_input(key="masks_live_n_global").set_value(1).run()
+    assert not any("set g" in e.value for e in at.error) and any("model's own [CLS]" in c.value for c in at.caption)
+    at.selectbox(key="masks_live_pattern").set_value("global").run()
+    assert not at.exception
+    from model.data import bpe, text_input
+    from model.data.course_world import PARAGRAPH
+    tokens = text_input.encode(bpe.load(), PARAGRAPH, "cls_sep").tokens
+    starts = text_input.sentence_starts(tokens)
+    assert at.text_input(key="masks_live_positions").value == ", ".join(map(str, starts))
+    assert [tokens[i].strip() for i in starts] == ["The", "In", "Their"] and 0 not in starts    # not [CLS]
+    z = z_of(chart(at, "masks_live_masked")["data"][0])
+    assert (z[~masks.global_tokens(len(tokens), starts, 8)] == 0).all()
+    at.selectbox(key="masks_live_pattern").set_value("extra_global").run()
+
+
+def test_cost_table_shows_extra_global_tokens_growing_the_matrix(at):
+    show(at, "Cost")
+    table = next(d.value for d in at.dataframe if "pattern" in d.value.columns).set_index("pattern")
+    n, g, w = 4096, 16, 128
+    assert table.loc["Chosen global tokens", "tokens in the matrix"] == f"{n:,} × {n:,}"
+    assert table.loc["Extra global tokens", "tokens in the matrix"] == f"{n + g:,} × {n + g:,}"
+    for name, key, p in (("Chosen global tokens", "global", dict(positions=tuple(range(g)))),
+                         ("Extra global tokens", "extra_global", dict(n_global=g))):
+        assert table.loc[name, "allowed pairs"] == f"{masks.allowed_pairs(key, n, width=w, **p):,}"
+    band = n * (2 * w + 1) - w * (w + 1)
+    assert table.loc["Extra global tokens", "allowed pairs"] == f"{band + 2 * g * n + g * g:,}"
 
 
 def test_cost_curves_count_pairs_and_measure_on_demand(at):
@@ -97,7 +152,7 @@ def test_cost_curves_count_pairs_and_measure_on_demand(at):
     at.button(key="masks_cost_go").click()
     at.run(timeout=180)
     assert not at.exception
-    table = at.dataframe[0].value
+    table = at.dataframe[-1].value                                     # the measurements, under the pairs table
     assert len(table) == 4 and set(table["method"]) == {"dense_masked", "sparse"}
     assert (table["time (ms)"] > 0).all()
     assert chart(at, "masks_time")["data"] and chart(at, "masks_mem")["data"]
@@ -190,7 +245,7 @@ def test_sparse_model_evaluation_caption_states_the_shipped_metrics(at, sparse_m
     for key in ("mlm_accuracy", "mlm_accuracy_full_attention", "mlm_baseline_most_frequent"):
         assert f"**{m[key]:.1%}**" in caption, key
     assert f"of {m['eval_masked_tokens']:,} pieces" in caption and f"{m['eval_tokens_per_sequence']}-piece" in caption
-    assert f"window ±{m['pattern_width']} plus {m['pattern_global_tokens']} global token" in caption
+    assert f"window ±{m['pattern_width']} plus {m['pattern_global_tokens']} extra global token, [CLS]" in caption
     own, full, base = (caption.index(f"**{m[k]:.1%}**") for k in
                        ("mlm_accuracy", "mlm_accuracy_full_attention", "mlm_baseline_most_frequent"))
     assert own < full < base                                          # each number next to its own words

@@ -94,7 +94,8 @@ def allows_5_to_9(key: str, n: int) -> bool:
     drawn = set(np.random.default_rng((0, n)).integers(0, n, size=(n, 2))[i])   # BigBird's r = 2 random keys
     return {"full": True, "causal": j <= i, "window": abs(j - i) <= w,
             "dilated": abs(j - i) <= w * 2 and (j - i) % 2 == 0,
-            "global": abs(j - i) <= w or 0 in (i, j), "extra_global": abs(j - i) <= w or 0 in (i, j),
+            "global": abs(j - i) <= w or bool({0, 9} & {i, j}),   # chosen: tokens 0 and 9 of the text
+            "extra_global": abs(j - i) <= w,                      # extra: G0 is a new token, neither 5 nor 9
             "random": j in drawn or j == i, "bigbird": abs(j - i) <= w or 0 in (i, j) or j in drawn,
             "strided": abs(j - i) < 4 or (j - i) % 4 == 0, "block_local": i // 4 == j // 4,
             "padding": j < 8}[key]
@@ -110,7 +111,8 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
     asked = [titles[label.split(" · ")[0]] for label in shown]               # "Sliding window · w = 2"
     assert set(asked) == set(masks.PATTERNS) - {"swin"} and pills.value == []
     right = [k for k in asked if allows_5_to_9(k, 32)]
-    assert {"full", "dilated", "strided"} <= set(right) and "causal" not in right and "window" not in right
+    assert {"full", "dilated", "strided", "global"} <= set(right) and "causal" not in right and "window" not in right
+    assert "extra_global" not in right                                       # the two kinds answer differently
     assert "masks_predict_grid" not in charts(at) and "masks_plot_A" in charts(at)
 
     reveal(at, "masks_predict", ["full", "window"])
@@ -121,8 +123,8 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
     grid = charts(at)["masks_predict_grid"]
     titles = [a["text"] for a in grid["layout"]["annotations"][:len(asked)]]
     for k, trace, title in zip(asked, grid["data"], titles):
-        z = values(trace["z"])
-        assert z.shape == (16, 16) and bool(z[5, 9]) == (k in right), k
+        z, g = values(trace["z"]), masks.PATTERNS[k].added()                 # extra: G0 in front of tokens 0..15
+        assert z.shape == (16 + g, 16 + g) and bool(z[5 + g, 9 + g]) == (k in right), k
         assert title.endswith("<br>sees" if k in right else "<br>blocked")
 
     at.button(key="masks_predict_again").click().run()

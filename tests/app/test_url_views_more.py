@@ -94,7 +94,8 @@ def test_a_link_opens_rope_and_alibi_on_their_head_and_settings(tiny):
                    alibi_head="H3", alibi_causal="true")
     assert at.selectbox(key="rope_d").value == 32 and at.slider(key="rope_n").value == 16
     assert at.selectbox(key="alibi_head").value == 3 and at.checkbox(key="alibi_causal").value is True
-    assert f"H3 of 4: slope m = {relative.alibi_slopes(4)[3]:.5f}." in [c.value for c in at.caption]
+    assert f"H3 of 4: slope m = 2^(−8·4/4) = {relative.alibi_slopes(4)[3]:.5f}." in [c.value for c in at.caption]
+    assert f"{2 ** (-8 * 4 / 4):.5f}" == f"{relative.alibi_slopes(4)[3]:.5f}"   # H3 is h = 3: 2^(−8(h+1)/H)
     bias = chart(at, "alibi_bias")
     assert title(bias) == "Bias, H3"
     assert np.isnan(z_of(bias["data"][0])[0, 1])                       # causal: the future has no bias at all

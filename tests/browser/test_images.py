@@ -47,9 +47,9 @@ def test_swin_stages_and_imagegpt_completions_are_drawn(page, server_url):
     page.get_by_text("Swin · handwritten digits").first.click()
     wait_for_app(page)
     expect(page.get_by_text("5 · Stages: windows, shifts and 2×2 merging")).to_be_visible(timeout=60_000)
-    page.get_by_text("Stage 2 · 4×4 tokens").last.click()                # the stage selector, not the figure title
+    page.get_by_text("Stage 1 · 4×4 tokens").last.click()                # the stage selector, not the figure title
     wait_for_app(page)
-    expect(page.get_by_text("over the 16 tokens of stage 2", exact=False)).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("over the 16 tokens of stage 1", exact=False)).to_be_visible(timeout=60_000)
     tall_shot(page, "images_swin_digits", 9000)
     page.get_by_text("ImageGPT · completing digits").first.click()
     wait_for_app(page)

@@ -88,7 +88,8 @@ def test_numbers_come_from_the_config():
 
 @pytest.mark.parametrize("c, note", [
     (config(kind="decoder"), "causal mask: token i sees tokens ≤ i"),
-    (config(norm="pre", sparse=dict(width=8, n_global=1, dilation=1)), "sparse mask: keys within ±8, 1 global token"),
+    (config(norm="pre", sparse=dict(width=8, n_global=1, dilation=1)),
+     "sparse mask: keys within ±8, 1 extra global token ([CLS] in front)"),
     (VIT, None),
 ])
 def test_the_attention_box_notes_its_mask(c, note):

@@ -141,6 +141,16 @@ def test_words_group_pieces_by_the_text(text, words):
         assert min(enc.spans[i][0] for i in w.pieces) <= w.start and max(enc.spans[i][1] for i in w.pieces) == w.end
 
 
+@pytest.mark.parametrize("typed, decoded", [
+    ("The [MASK] pulled into the station.", "The [MASK] pulled into the station."),   # textbook 12.6.1
+    ("The <mask> pulled", "The [MASK] pulled"), ("a [MASK] [MASK] b", "a [MASK] [MASK] b"),
+    ("[MASK] pulled", "[MASK] pulled"), ("我有[MASK]猫", "我有[MASK]猫")])
+def test_a_typed_mask_keeps_its_space_when_decoded(typed, decoded):
+    """The space before a typed mask belongs to the mask token (lstrip); decoding writes it back."""
+    assert TOK.decode(TOK.encode(typed, masks=True).ids) == decoded
+    assert "The[MASK]" not in TOK.decode(TOK.encode(typed, masks=True, add_cls_sep=True).ids)
+
+
 def test_special_tokens_and_masks_are_words_of_their_own():
     enc = TOK.encode("The <mask> pulled", masks=True, add_cls_sep=True)
     assert [(w.text, len(w.pieces)) for w in group_words(enc)][:3] == [("[CLS]", 1), ("The", 1), ("<mask>", 1)]

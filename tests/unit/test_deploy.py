@@ -38,7 +38,7 @@ def test_every_manifest_validates_against_the_kubernetes_schemas():
     for file, doc in _docs():
         kubernetes_validate.validate(doc, VERSION, strict=True)     # raises on any schema error
         kinds.add(doc["kind"])
-    assert {"Deployment", "Service", "Ingress", "HorizontalPodAutoscaler"} <= kinds
+    assert {"Deployment", "Service", "Ingress", "HorizontalPodAutoscaler", "StatefulSet"} <= kinds
 
 
 def test_the_validator_rejects_a_misspelled_field():
@@ -63,7 +63,7 @@ def test_the_deployment_probes_the_health_route_and_requests_resources():
 
 
 def test_service_hpa_and_ingress_point_at_the_deployment():
-    deployment, service = _one("Deployment"), _one("Service")
+    deployment, service = _one("Deployment"), _one("Service", "attention-lab")
     labels = deployment["spec"]["template"]["metadata"]["labels"]
     assert service["spec"]["selector"].items() <= labels.items()
     hpa = _one("HorizontalPodAutoscaler")
@@ -73,6 +73,29 @@ def test_service_hpa_and_ingress_point_at_the_deployment():
         for rule in ingress["spec"]["rules"]:
             for path in rule["http"]["paths"]:
                 assert path["backend"]["service"]["name"] == service["metadata"]["name"]
+
+
+def test_the_class_store_is_one_redis_on_a_volume_every_pod_reaches_append_only():
+    """Issue 38: the class's answers in Redis, append-only with every write fsynced, on a persistent volume, and
+    each app pod told where it is (the same variable `python -m serve` gives the replicas)."""
+    from app_pages._class_store import ENV, PUBLIC_URL_ENV
+    redis = _one("StatefulSet", "attention-lab-redis")
+    pod = redis["spec"]["template"]["spec"]
+    box = pod["containers"][0]
+    args = " ".join(box["args"])
+    assert "--appendonly yes" in args and "--appendfsync always" in args and "--maxmemory-policy noeviction" in args
+    data = next(m for m in box["volumeMounts"] if m["name"] == "data")
+    assert f"--dir {data['mountPath']}" in args
+    assert [c["metadata"]["name"] for c in redis["spec"]["volumeClaimTemplates"]] == ["data"]
+    service = _one("Service", redis["spec"]["serviceName"])
+    assert service["spec"]["clusterIP"] == "None"
+    assert service["spec"]["selector"].items() <= redis["spec"]["template"]["metadata"]["labels"].items()
+    port = box["ports"][0]["containerPort"]
+    env = {e["name"]: e.get("value") for e in _one("Deployment")["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env[ENV] == f"redis://{redis['metadata']['name']}-0.{service['metadata']['name']}:{port}/0"
+    assert env[PUBLIC_URL_ENV].startswith("https://")
+    hosts = {rule["host"] for _, d in _docs() if d["kind"] == "Ingress" for rule in d["spec"]["rules"]}
+    assert env[PUBLIC_URL_ENV].removeprefix("https://") in hosts          # students reach the Ingress
 
 
 def test_ingress_sessions_stick_by_cookie_and_limits_match_the_apps_bounds():

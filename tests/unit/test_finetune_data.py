@@ -6,7 +6,7 @@ import pytest
 
 from model.data import bpe, course_qa, course_tags, real_text, sentence_pairs, wordnet_masked
 from model.tasks import finetune_inputs
-from model.training.recipes import finetune_cls, finetune_nsp, finetune_span, finetune_tag
+from model.training.recipes import finetune_binary, finetune_cls, finetune_nsp, finetune_span, finetune_tag
 
 
 def test_wordnet_examples_are_the_corpus_documents_and_split_as_they_are(tmp_path):
@@ -130,6 +130,20 @@ def test_classification_baselines_on_data_whose_answer_is_known():
     found = finetune_cls.baselines(train, test)
     assert found == {"cls_baseline_majority": pytest.approx(2 / 3, abs=1e-4),
                      "cls_baseline_bow": pytest.approx(2 / 3, abs=1e-4), "cls_baseline_bow_bigrams": 1.0}
+
+
+def test_binary_examples_are_the_noun_and_verb_sentences_with_y_1_for_a_verb():
+    tok = bpe.load()
+    masked = [wordnet_masked.Masked(text, label, "w", ("w",), False) for text, label in
+              (("the [MASK] barked", "noun"), ("they [MASK] home", "verb"), ("a [MASK] day", "adjective"),
+               ("run [MASK]", "adverb"))]
+    found = finetune_binary.examples(tok, masked, 64)
+    assert [(e["text"], e["target"]) for e in found] == [("the [MASK] barked", 0), ("they [MASK] home", 1)]
+    assert all(e["ids"][0] == bpe.CLS and e["ids"].count(bpe.MASK) == 1 for e in found)
+    train = [{"text": "they ran home", "target": 1}, {"text": "they sat down", "target": 1},
+             {"text": "the dog slept", "target": 0}]
+    test = [{"text": "they ran", "target": 1}, {"text": "the dog", "target": 0}]
+    assert finetune_binary.baselines(train, test) == {"binary_baseline_majority": 0.5, "binary_baseline_bow": 1.0}
 
 
 def test_tagging_baselines_count_words_by_hand():

@@ -8,11 +8,12 @@ import pytest
 import torch
 
 from model.analysis import attention_change
+from model.analysis.finetune_run import sigmoid
 from model.data.bpe import CLS, PAD, SEP
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.tasks import spans
-from model.tasks.heads import HeadedEncoder, pad_batch
+from model.tasks.heads import HeadedEncoder, n_outputs, pad_batch
 from model.training import finetune
 
 
@@ -25,7 +26,8 @@ def encoder(kind: str = "encoder", seed: int = 0) -> Transformer:
 IDS = pad_batch([[CLS, 9, 10, 11, SEP], [CLS, 12, SEP]])              # (2, 5), the second padded
 
 
-@pytest.mark.parametrize("kind,n_out,shape", [("cls", 5, (2, 5)), ("tag", 7, (2, 5, 7)), ("span", 2, (2, 5, 2))])
+@pytest.mark.parametrize("kind,n_out,shape", [("cls", 5, (2, 5)), ("binary", 1, (2, 1)), ("tag", 7, (2, 5, 7)),
+                                              ("span", 2, (2, 5, 2))])
 def test_each_head_gives_logits_of_its_shape(kind, n_out, shape):
     assert HeadedEncoder(encoder(), kind, n_out)(IDS).shape == shape
 
@@ -37,6 +39,38 @@ def test_heads_refuse_what_they_cannot_be():
         HeadedEncoder(encoder("decoder"), "cls", 2)
     with pytest.raises(ValueError, match="2 outputs"):
         HeadedEncoder(encoder(), "span", 3)
+    with pytest.raises(ValueError, match="a binary head has 1 output"):
+        HeadedEncoder(encoder(), "binary", 2)
+
+
+def test_a_binary_head_is_one_number_from_cls_trained_with_binary_cross_entropy():
+    """The textbook's 12.6.2 classifier: z = w·h_[CLS] + b, Pr(y = 1) = σ(z), loss −[y log σ(z) + (1 − y) log(1 −
+    σ(z))], written out here in numpy from the encoder's own [CLS] state."""
+    model = HeadedEncoder(encoder(), "binary", 1).eval()
+    torch.nn.init.normal_(model.head.weight, std=0.5)
+    torch.nn.init.constant_(model.head.bias, 0.3)
+    targets = torch.tensor([1, 0])
+    with torch.no_grad():
+        h = model.hidden(IDS)[:, 0].double().numpy()                     # (B, C): the [CLS] states
+        loss = float(finetune.loss_of(model, IDS, targets, frozen=False))
+        z_model = model(IDS)[:, 0].double().numpy()
+    w, b = model.head.weight.detach().double().numpy()[0], float(model.head.bias.detach())
+    z = h @ w + b                                                           # (B,)
+    assert np.allclose(z_model, z, atol=1e-6)
+    p = 1 / (1 + np.exp(-z))
+    y = targets.numpy()
+    assert loss == pytest.approx(float(np.mean(-(y * np.log(p) + (1 - y) * np.log(1 - p)))), abs=1e-5)
+    assert np.allclose(sigmoid(z), p) and sigmoid(800.0) == 1.0 and sigmoid(-800.0) == 0.0
+    assert n_outputs("binary", ("noun", "verb")) == 1 and n_outputs("cls", ("a", "b", "c")) == 3
+
+
+def test_a_binary_task_trains_and_predicts_one_logit_per_example(tmp_path):
+    task = tiny_task("binary")
+    task.score = lambda m, xs: {"acc": float(np.mean([int(r[0] > 0) == e["target"]
+                                                      for r, e in zip(finetune.predict(m, xs), xs)]))}
+    models, curves = finetune.run(task, encoder(), dict(RECIPE), tmp_path)
+    assert [tuple(r.shape) for r in finetune.predict(models["full"], task.val)] == [(1,)] * len(task.val)
+    assert models["frozen"].head.out_features == 1 and curves["full"][-1][0] == RECIPE["steps"]
 
 
 def test_padding_does_not_change_a_texts_logits():

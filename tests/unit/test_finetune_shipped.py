@@ -15,7 +15,7 @@ from model.data.bpe import CLS, SEP
 from model.tasks import finetuned
 from model.training import finetune
 
-NAMES = ("finetune_cls", "finetune_tag", "finetune_span", "finetune_nsp")
+NAMES = ("finetune_cls", "finetune_binary", "finetune_tag", "finetune_span", "finetune_nsp")
 BASE = checkpoints.ASSETS / "general_encoder.safetensors"
 
 
@@ -92,3 +92,22 @@ def test_a_damaged_fine_tuning_names_its_file_and_the_rebuild(tmp_path, damage):
         meta.write_text(meta.read_text().replace('"n_out": 2', '"n_out": 5'))
     with pytest.raises(CheckpointError, match=r"finetune_nsp\.safetensors.*python -m model\.train finetune_nsp"):
         finetuned.load("finetune_nsp", assets)
+
+
+def test_the_tagging_scores_the_page_quotes_are_what_evaluate_computes():
+    """The tagging tab says full fine-tuning does not beat the frozen encoder, with the shipped metrics; evaluate()
+    recomputes them from the shipped models on the held-out sentences."""
+    from model.training.recipes import finetune_tag
+    found, shipped = finetune_tag.evaluate(), finetuned.load("finetune_tag").meta["metrics"]
+    keys = ("tag_acc_heldout", "tag_acc_heldout_frozen", "tag_acc_heldout_entities", "tag_acc_heldout_entities_frozen")
+    assert {k: found[k] for k in keys} == {k: shipped[k] for k in keys}
+    assert found["tag_acc_heldout"] <= found["tag_acc_heldout_frozen"]     # what the page says today
+
+
+def test_the_binary_head_beats_its_baselines_as_evaluate_recomputes():
+    from model.training.recipes import finetune_binary
+    found, shipped = finetune_binary.evaluate(), finetuned.load("finetune_binary").meta["metrics"]
+    assert found["binary_acc_heldout"] == shipped["binary_acc_heldout"]
+    assert found["binary_acc_heldout"] >= max(found["binary_baseline_majority"], found["binary_baseline_bow"]) + 0.05
+    head = finetuned.load("finetune_binary").meta["head"]
+    assert head["kind"] == "binary" and head["n_out"] == 1 and head["labels"] == ["noun", "verb"]

@@ -39,10 +39,39 @@ def test_chosen_global_rows_and_columns_are_all_true():
     assert np.array_equal(m[np.ix_(others, others)], masks.sliding_window(16, 1)[np.ix_(others, others)])
 
 
-def test_extra_global_tokens_are_the_first_positions():
+def test_extra_global_tokens_are_added_in_front_of_the_text():
     m = masks.extra_global_tokens(20, n_global=3, width=2)
-    assert m[:3].all() and m[:, :3].all()
-    assert np.array_equal(m[3:, 3:], masks.sliding_window(20, 2)[3:, 3:])
+    assert m.shape == (23, 23)                                        # N grows to N + g
+    assert m[:3].all() and m[:, :3].all()                             # the added tokens see and are seen by all
+    assert np.array_equal(m[3:, 3:], masks.sliding_window(20, 2))     # the text's 20 tokens keep their window
+
+
+def test_extra_and_chosen_global_tokens_differ_in_shape_and_in_pairs():
+    """Textbook 12.9: chosen global tokens make g of the N tokens global (N × N); extra global tokens add g new
+    tokens (N + g) × (N + g). Counted by hand: a window band over M tokens, w each side, holds M(2w+1) − w(w+1)
+    pairs. Extra: the N text tokens' band, g full rows of N + g, and g columns over the N text rows. Chosen (the
+    first g): every pair but those between two of the other M = N − g tokens outside each other's window."""
+    n, g, w = 32, 2, 1
+
+    def band(m):
+        return m * (2 * w + 1) - w * (w + 1)
+
+    extra, chosen = masks.build("extra_global", n, n_global=g, width=w), masks.build("global", n, positions=(0, 1),
+                                                                                      width=w)
+    assert extra.shape == (n + g, n + g) and chosen.shape == (n, n)
+    pairs = masks.allowed_pairs("extra_global", n, n_global=g, width=w)
+    assert pairs == int(extra.sum()) == band(n) + 2 * g * n + g * g
+    m = n - g
+    assert masks.allowed_pairs("global", n, positions=(0, 1), width=w) == int(chosen.sum()) == n * n - (m * m - band(m))
+    assert (int(extra.sum()), int(chosen.sum())) == (226, 212)
+    assert not np.array_equal(extra[g:, g:], chosen)                  # chosen: words 0, 1 are global
+    assert chosen[:g].all() and not extra[g:g + g].all()              # extra: the text's first words are not
+
+
+def test_a_pattern_states_the_tokens_it_adds():
+    assert [k for k, p in masks.PATTERNS.items() if p.added()] == ["extra_global"]
+    assert masks.PATTERNS["extra_global"].side(30, n_global=4) == 34 and masks.PATTERNS["global"].side(30) == 30
+    assert masks.build("bigbird", 30, width=1, n_global=2, per_row=1).shape == (30, 30)   # BigBird-ITC: chosen
 
 
 def test_causal_global_sees_only_the_past():
@@ -69,16 +98,18 @@ def test_block_local_and_padding():
 @pytest.mark.parametrize("key", [k for k, p in masks.PATTERNS.items() if p.can_be_causal])
 def test_causal_version_is_the_pattern_below_the_diagonal(key):
     n = 24
-    assert np.array_equal(masks.build(key, n, causal=True), masks.build(key, n) & np.tril(np.ones((n, n), bool)))
+    m = masks.build(key, n)
+    assert np.array_equal(masks.build(key, n, causal=True), m & np.tril(np.ones(m.shape, bool)))
 
 
 @pytest.mark.parametrize("key", list(masks.PATTERNS))
 def test_allowed_pairs_and_density_match_the_matrix(key):
     n = 48
     m = masks.build(key, n)
-    assert m.shape == (n, n) and m.dtype == bool and m.any()
+    side = n + masks.PATTERNS[key].added()
+    assert m.shape == (side, side) and m.dtype == bool and m.any()
     assert masks.allowed_pairs(key, n) == m.sum()
-    assert reach.density(m) == pytest.approx(m.sum() / n**2)
+    assert reach.density(m) == pytest.approx(m.sum() / side**2)
     assert masks.PATTERNS[key].explanation and masks.PATTERNS[key].title
 
 
@@ -186,4 +217,5 @@ def test_layers_to_connect_is_the_first_k_that_reaches_the_closure(key, params):
 def test_window_needs_n_over_w_layers_and_a_global_token_two():
     assert reach.layers_to_connect(masks.sliding_window(21, 2)).layers == 10
     assert reach.layers_to_connect(masks.extra_global_tokens(21, 1, 2)).layers == 2
+    assert reach.layers_to_connect(masks.global_tokens(21, (0,), 2)).layers == 2
     assert not reach.layers_to_connect(masks.block_local(21, 7)).everything

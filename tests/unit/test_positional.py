@@ -102,6 +102,15 @@ def test_alibi_slopes_follow_the_paper():
     assert len(alibi_slopes(6)) == 6 and np.all(alibi_slopes(6) > 0)
 
 
+@pytest.mark.parametrize("H", [4, 8, 16])
+def test_alibi_formula_as_shown_counts_heads_from_0_like_their_labels(H):
+    """The page labels heads H0…; its formula m_h = 2^(−8(h+1)/H) must give H0's slope at h = 0 (the paper's
+    2^(−8h/H) counts h from 1: read with h = 0 it would give 1, a slope no head has)."""
+    for h, m in enumerate(alibi_slopes(H)):
+        assert m == pytest.approx(2.0 ** (-8 * (h + 1) / H))
+    assert alibi_slopes(H)[0] != 1.0
+
+
 def test_alibi_bias_is_linear_in_distance_and_causal_when_asked():
     b = alibi_bias(5, 0.5)
     assert b[4, 1] == pytest.approx(-1.5) and b[1, 4] == pytest.approx(-1.5)

@@ -35,14 +35,18 @@ CASES = [  # (N, width, block, dilation, n_global)
 def test_kernel_equals_dense_masked_attention(n, w, blk, dil, g, chunk):
     torch.manual_seed(n + w)
     q, k, v = (torch.randn(2, 3, n, 16) for _ in range(3))
-    allowed = masks.extra_global_tokens(n, g, w) if g else masks.dilated_window(n, w, dil)
+    allowed = masks.extra_global_tokens(n - g, g, w) if g else masks.dilated_window(n, w, dil)   # N counts the g
     out = sliding_window_attention(q, k, v, w, blk, dil, g, chunk_elems=chunk * blk * (blk + 2 * w))
     assert out.shape == q.shape and not torch.isnan(out).any()
     assert (out.double() - dense_reference(q, k, v, allowed)).abs().max() <= 1e-5
 
 
 def test_sliding_window_object_states_its_mask():
-    assert np.array_equal(SlidingWindow(3, n_global=2).mask(20), masks.extra_global_tokens(20, 2, 3))
+    """Its n positions include the g global ones: as extra global tokens, g added in front of n - g text tokens
+    (sparse_encoder's [CLS]); the same matrix as choosing the first g of n tokens."""
+    assert np.array_equal(SlidingWindow(3, n_global=2).mask(20), masks.extra_global_tokens(18, 2, 3))
+    assert np.array_equal(SlidingWindow(3, n_global=2).mask(20), masks.global_tokens(20, (0, 1), 3))
+    assert SlidingWindow(3, n_global=2).mask(20).shape == (20, 20)
     assert np.array_equal(SlidingWindow(2, dilation=3).mask(21), masks.dilated_window(21, 2, 3))
 
 
@@ -51,7 +55,7 @@ def test_kernel_gradients_equal_dense_masked_gradients(g, dil):
     torch.manual_seed(g + dil)
     n, w = 200, 12
     q, k, v = (torch.randn(1, 2, n, 8, dtype=torch.float64, requires_grad=True) for _ in range(3))
-    allowed = masks.extra_global_tokens(n, g, w) if g else masks.dilated_window(n, w, dil)
+    allowed = masks.extra_global_tokens(n - g, g, w) if g else masks.dilated_window(n, w, dil)
     grads = []
     for fn in (lambda: sliding_window_attention(q, k, v, w, 32, dil, g, chunk_elems=32 * 56 * 2),
                lambda: dense_reference(q, k, v, allowed)):

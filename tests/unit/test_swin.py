@@ -100,7 +100,7 @@ def test_stages_have_four_times_fewer_tokens_no_cls_and_no_weight_outside_a_wind
 
 @pytest.mark.parametrize("kw,message", [
     (dict(depths=(2, 2), heads=(2, 2, 2)), "one entry per stage"),
-    (dict(window=3), "does not tile stage 1"),
+    (dict(window=3), "does not tile stage 0"),                       # stages count from 0, like layers
     (dict(image_size=6, depths=(1, 1, 1), heads=(2, 2, 2)), "cannot be merged 2×2 2 times"),
     (dict(d_model=6, heads=(4, 2, 2)), "must split evenly across 4 heads"),
     (dict(depths=(2, 0, 2)), "each must be an integer from 1 to 12"),

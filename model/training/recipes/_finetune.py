@@ -1,4 +1,4 @@
-"""What the four finetune_* recipes share: the pre-trained encoder they start from, the recipe fields common to all,
+"""What the finetune_* recipes share: the pre-trained encoder they start from, the recipe fields common to all,
 and writing the assets (both fine-tuned variants, learning curves, per-head attention change, metrics)."""
 from pathlib import Path
 
@@ -8,7 +8,7 @@ from model import checkpoints
 from model.analysis import attention_change
 from model.data import bpe, real_text
 from model.tasks import finetuned
-from model.tasks.heads import pad_batch
+from model.tasks.heads import n_outputs, pad_batch
 from model.training import finetune
 
 BASE = "general_encoder"
@@ -49,7 +49,7 @@ def fit_and_save(name: str, task: finetune.Task, r: dict, metrics, heldout: list
     found["attention_change_head"] = list(max(flat)[1:])
     meta = {"arch": "model.tasks.heads:HeadedEncoder", "config": base.config.to_dict(), "base": BASE,
             "base_sha256": sha, "tokenizer": bpe.load().to_dict(), "text_input": "cls_sep", "modality": "text",
-            "head": {"kind": task.kind, "n_out": len(task.labels), "labels": list(task.labels),
+            "head": {"kind": task.kind, "n_out": n_outputs(task.kind, task.labels), "labels": list(task.labels),
                      "train_embeddings": r["train_embeddings"]},
             "recipe": r, "metrics": found, "curves": curves, "attention_change": change}
     finetuned.save(name, models, meta, assets)

@@ -1,5 +1,6 @@
 """sparse_encoder: a BERT-style masked-LM encoder whose every layer attends through a sliding window
-(8 tokens each side) plus one global token ([CLS] at position 0), trained with the blocked kernel of
+(8 tokens each side) plus one global token of the textbook's extra kind (12.9: [CLS] at position 0, added in
+front of every window and standing for no word), trained with the blocked kernel of
 `model.engine.sparse` (forward and backward) on the real-text corpus (docs/data-card.md) in byte-level BPE
 ids (assets/bpe_8k.json), documents packed as [CLS] doc [SEP] doc ... into windows of 128, 256 and 512
 ids, so it reads any text and long inputs. 4 layers, 4 heads, d_model 64, pre-LN, sinusoidal positions;
