@@ -3,7 +3,7 @@
 # The class setup runs several behind a balancer: deploy/k8s/ (Kubernetes) or `python -m serve up` (one machine).
 # Checked by hadolint in the tests (tests/unit/test_deploy.py); images cannot be pulled on the project's machines,
 # so it is linted, not built, there.
-# The class's answer store (Redis, issue 38) is not in this image: in a cluster it runs in its own pod
+# The class's answer store (Redis) is not in this image: in a cluster it runs in its own pod
 # (deploy/k8s/redis.yaml, Redis's own image, append-only on a volume) and each app pod is told where by
 # ATTENTION_LAB_CLASS_STORE; on one machine `python -m serve up` starts Debian's redis-server (apt-get install -y
 # redis-server) beside the replicas. A container run alone, without that variable, keeps a class in an SQLite file.

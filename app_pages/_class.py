@@ -1,4 +1,4 @@
-"""The class in the app (issue 38): the shared answer store as a resource (app_pages/_class_store.py), the class
+"""The class in the app: the shared answer store as a resource (app_pages/_class_store.py), the class
 this session hosts, the join link and its QR code, what a refusal or a store that is down says, and the pieces
 a predict-then-reveal box draws for a lecturer (app_pages/_predict.py): **Ask the class**, the class's live
 counts before the reveal, the result after it, **Reset the class's answers**.

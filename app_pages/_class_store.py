@@ -1,4 +1,4 @@
-"""The class's answers in one shared store (issue 38): a class (a short code and the lecturer's host key), the
+"""The class's answers in one shared store: a class (a short code and the lecturer's host key), the
 questions the lecturer is asking, each student's pick per question, the reveal and the reset. One interface,
 two backends chosen by ATTENTION_LAB_CLASS_STORE (`open_store`):
 

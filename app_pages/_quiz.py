@@ -1,4 +1,4 @@
-"""The lecture's pre/post quiz (issue 38, item 4): ten questions over the course texts' learning objectives, in
+"""The lecture's pre/post quiz: ten questions over the course texts' learning objectives, in
 assets/quiz.json with their answers, the objective each tests and the course text's section it comes from, in
 English and Chinese. The class answers them before the lecture and again after it; the gain per objective is
 the share of right answers after minus before. Plain Python (no Streamlit)."""

@@ -10,7 +10,7 @@ sees first). In the same minutes, on the same machine: `first_view_streamlit_bas
 only a title (the frontend's own start), `first_view_plotly_baseline_s` one holding one Plotly chart (plus
 plotly.js). Loopback only; bounded in time.
 
-Then the class answers (issue 38, serve/class_load.py): ANSWER_STUDENTS students on the class page through the
+Then the class answers (serve/class_load.py): ANSWER_STUDENTS students on the class page through the
 balancer, the lecturer asking through the store. One question answered within 10 s: `class_answers_submitted`
 (acknowledged on the students' screens), `class_answers_counted` (in the store's final count: must be equal),
 `class_answer_p95_ms` (pick sent to acknowledgement shown); a second question with a replica killed (SIGKILL) 4 s
@@ -33,7 +33,7 @@ LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
 REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", local.default_replicas()))   # two per core
 QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
 ANSWER_STUDENTS, QUICK_ANSWER_STUDENTS = 100, 30
-ANSWER_WINDOW_S = 10              # the issue's: every student answers within 10 s of the question
+ANSWER_WINDOW_S = 10              # every student answers within 10 s of the question
 FAULT_AT_S = 4                    # a replica (then the store) killed this long after the question is asked
 STORE_DOWN_S = 2                  # how long the killed store stays down before `serve restart store`
 CHART = '[data-testid="stPlotlyChart"] .main-svg'

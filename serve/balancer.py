@@ -11,7 +11,7 @@ Why each setting:
 - a dead or stopped replica's students are sent elsewhere at once (`option redispatch 1`, connection retries);
 - `timeout tunnel`: an open websocket may stay quiet for an hour (Streamlit pings every 30 s);
 - `option forwardfor`: the replicas see each student's address (X-Forwarded-For), for the class store's rate per
-  client (issue 38; hashed there, never kept);
+  client (hashed there, never kept);
 - the limits of serve/limits.py: upload size and rate (issue 18, item 8), request line and headers."""
 import socket
 import time

@@ -1,4 +1,4 @@
-"""A class answering on the wire (issue 38, item 6): students on the class page (app_pages/views/classroom.py) as
+"""A class answering on the wire: students on the class page (app_pages/views/classroom.py) as
 Streamlit websocket sessions through the balancer (serve/wire.py), never a browser. Each student joins from the
 class's link with its own random id, reruns the page's question area as its timer does (every POLL_S), and answers
 a question once it is shown, at a time drawn within the question's window: the pick sent as the pills send it,

@@ -1,4 +1,4 @@
-"""The class's answer store on one machine: Debian's redis-server beside the replicas (issue 38), started and
+"""The class's answer store on one machine: Debian's redis-server beside the replicas, started and
 stopped by `python -m serve up` / `down`, restarted by `python -m serve restart store`.
 
 Why each setting: append-only with `appendfsync always` (every write reaches the disk before Redis answers, so an

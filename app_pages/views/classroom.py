@@ -1,4 +1,4 @@
-"""The class page, a student's phone view (issue 38): join with the lecturer's code (or the QR code's link), then
+"""The class page, a student's phone view: join with the lecturer's code (or the QR code's link), then
 answer the question the lecturer is asking, one tap per pick, changed as often as wanted until the reveal; after
 it, whether you were right and how the class answered. It teaches by asking first: commit to an answer, then see
 the model's and the room's. No account, no name: a random id for this browser travels in the link (`student=`),

@@ -1,4 +1,4 @@
-"""The lecture page's class panel (issue 38): start a class and show its code, join link and QR code; what the
+"""The lecture page's class panel: start a class and show its code, join link and QR code; what the
 class is asked now with its live counts (the projector's histogram), Reveal, Reset and Stop asking; the pre/post
 quiz asked in one go, and the class's gain per learning objective. A view opened from the lecture page while a
 class runs hosts it too (its predictions offer Ask the class: app_pages/_predict.py)."""

@@ -1,4 +1,4 @@
-"""A class answers one question end to end (issue 38), on both stores, over Streamlit's own websocket protocol
+"""A class answers one question end to end, on both stores, over Streamlit's own websocket protocol
 (serve/wire.py, serve/class_load.py): a lecturer's session starts a class on the lecture page, opens the step-by-step
 page's √d_k prediction and presses Ask the class; 30 students join from the link, each answering on the class page;
 the lecturer's box counts them live (the chart's bars are the students' picks), the lecturer reveals, every student

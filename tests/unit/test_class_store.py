@@ -1,5 +1,5 @@
 """The class store (app_pages/_class_store.py) on both backends for real: a redis-server started here (as
-`python -m serve up` starts it: serve/store.py) and an SQLite file. The rules of issue 38 item 5 (one answer per
+`python -m serve up` starts it: serve/store.py) and an SQLite file. The class's rules (one answer per
 student and question until the reveal, a rate per client, unknown codes refused, expiry after a day, nothing
 personal kept, no counts before the reveal), multi-select counting, answers from many threads at once, a store
 that is down, and acknowledged answers that survive Redis killed with SIGKILL."""

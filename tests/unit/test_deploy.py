@@ -76,7 +76,7 @@ def test_service_hpa_and_ingress_point_at_the_deployment():
 
 
 def test_the_class_store_is_one_redis_on_a_volume_every_pod_reaches_append_only():
-    """Issue 38: the class's answers in Redis, append-only with every write fsynced, on a persistent volume, and
+    """The class's answers in Redis, append-only with every write fsynced, on a persistent volume, and
     each app pod told where it is (the same variable `python -m serve` gives the replicas)."""
     from app_pages._class_store import ENV, PUBLIC_URL_ENV
     redis = _one("StatefulSet", "attention-lab-redis")
