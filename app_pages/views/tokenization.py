@@ -17,6 +17,8 @@ from model.analysis import published
 from model.analysis.segmentation import embed_by_product, one_hot_columns, segmentations
 from model.data import bpe as bpe_tok
 from model.data import bpe_steps, course_world, text_input
+from model.data.text_input import SPECIAL_TOKENS
+from model.data.wordpiece import WordPieceTokenizer
 from viz.slide import caption_line
 from viz.tokens import plot_one_hot, plot_sequence_costs
 
@@ -207,6 +209,10 @@ def lookup_section(text: str):
     if isinstance(tok, bpe_tok.BPETokenizer):
         st.caption(_("**{name}** reads text with byte-level BPE ({file}, {n:,} tokens).").format(
             name=md(name), file=md(tok.file) if tok.file else _("embedded"), n=len(tok)))
+    elif isinstance(tok, WordPieceTokenizer):
+        st.caption(_("**{name}** reads text with its own WordPiece vocabulary ({n:,} pieces, from its package), not "
+                     "the BPE above: lower-cased, a word split into pieces, “##” marking a piece that continues a "
+                     "word; only a character it never saw is [UNK].").format(name=md(name), n=len(tok)))
     else:
         st.caption(_("**{name}** reads text with its own stored word vocabulary ({n:,} words), not the BPE above: a "
                      "word outside it is [UNK], one column shared by every unknown word.").format(name=md(name),
@@ -218,7 +224,7 @@ def lookup_section(text: str):
     omega = table.T                                                     # Ωₑ: (D, |V|)
     d, v = omega.shape
     words = _url.word_labels(typed)                  # picked by word in the URL: a link survives a new tokenizer
-    first = next((k for k, i in enumerate(ids) if i >= 7), 0)                          # the first non-special
+    first = next((k for k, t in enumerate(tokens) if t not in SPECIAL_TOKENS), 0)       # the first non-special
     _url.stale_link("tok_token", words, _("the token"), words[first])
     keep_valid_choice("tok_token", range(len(ids)))
     st.session_state.setdefault("tok_token", first)
@@ -226,7 +232,8 @@ def lookup_section(text: str):
                      help=_("A token seen again is numbered: “walk (2)”. Its position and id are below."))
     x = embed_by_product(omega, ids)                                    # (D, N)
     gap = float(np.abs(x - table[ids].T).max())
-    st.caption(_("Token {i} of {n}: **{token}**, id {id}.").format(i=n, n=len(ids), token=md(tokens[n]), id=ids[n]))
+    shown = _("The token at position {i} (of {n}, counted from 0 like every position): **{token}**, id {id}.")
+    st.caption(shown.format(i=n, n=len(ids), token=md(tokens[n]), id=ids[n]))
     st.markdown(f"Ωₑ: D × |V| = **{d} × {v:,}** · T: |V| × N = **{v:,} × {len(ids)}** · "
                 f"X = Ωₑ·T: D × N = **{d} × {len(ids)}**")
     D, V = published.TYPICAL_D, published.TYPICAL_VOCAB

@@ -249,6 +249,21 @@ def training_vs_inference(dev: str, text: str, run, layer: int, reference: str |
                   caption=about(_(METHODS["greedy"])))
 
 
+TUTORIAL_EN = ("i", "have", "a", "cat")      # the tutorial's §5.1 pair: 我有一只猫 → "I have a cat"
+
+
+def tutorial_example(src_tok):
+    """Say why the tutorial's own example does not run here, from the translator's English vocabulary."""
+    missing = [w for w in TUTORIAL_EN if w not in src_tok.index]
+    if not missing:
+        return
+    words = sum(not (w.startswith("[") and w.endswith("]")) for w in src_tok.vocab)     # special tokens left out
+    st.caption(_("The tutorial's example (§5.1), 我有一只猫 → “I have a cat”, does not run here: this translator reads "
+                 "English into Chinese over its own {n} English words, and {words} are not among them. The "
+                 "tutorial's causal mask over “<Begin> I have a cat” is drawn on the Step by step page's Causal mask "
+                 "tab, over any sentence.").format(n=words, words=_(", ").join(f"“{w}”" for w in missing)))
+
+
 def render():
     st.title(_("Translation: an encoder-decoder at work"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
@@ -257,6 +272,7 @@ def render():
                   "modifiers, place and time *before* what they describe, so the alignment is not a diagonal."))
     model, meta = _resources.model_or_stop(_resources.TRANSLATOR)
     src_tok, tgt_tok = _resources.translator_tokenizers()
+    tutorial_example(src_tok)
     dev = _resources.device()
     examples = example_pairs()
     vocabulary = st.container()

@@ -51,3 +51,9 @@ def test_ablation_reports_the_sentence_vector_moved_as_an_independent_forward_fi
             b = model.encode(ids).x[0].double().mean(0)
     assert cos == pytest.approx(float(a @ b / (a.norm() * b.norm())), abs=1e-4)
     assert cos < 1.0 and not np.isclose(cos, 1.0, atol=1e-6)
+
+
+def test_the_tokenization_page_names_minilm_s_wordpiece_and_starts_on_its_first_word():
+    at = open_link("tokenization.py", tok_model="minilm", text_model="minilm")
+    assert any("own WordPiece vocabulary (30,522 pieces" in c.value for c in at.caption)
+    assert at.selectbox(key="tok_token").value == 1                # the first word, after [CLS] (id 101)

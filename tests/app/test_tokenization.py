@@ -145,7 +145,8 @@ def test_a_word_outside_the_models_vocabulary_is_looked_up_as_unk(tmp_path):
     column = plotly_array(plotly_chart(at, "tok_one_hot")["data"][0]["z"]).ravel()
     assert column[vocab.index("[UNK]")] == 1
     assert at.selectbox(key="tok_token").format_func(1) == "我"          # picked by word (the URL holds it)
-    assert "Token 1 of 7: **我 → \\[UNK\\]**, id 1." in [c.value for c in at.caption]
+    assert ("The token at position 1 (of 7, counted from 0 like every position): **我 → \\[UNK\\]**, id 1."
+            in [c.value for c in at.caption])                            # position 1: [CLS] is position 0
     assert any("the embedding of **\\[UNK\\]**" in m.value for m in at.markdown)
 
 
