@@ -16,7 +16,7 @@ from pathlib import Path
 
 from app_pages._class_store import ENV as STORE_ENV
 from app_pages._class_store import PUBLIC_URL_ENV
-from serve import balancer, replicas, store
+from serve import balancer, processes, replicas, store
 
 STATE_DIR = replicas.ROOT / "runs" / "serve"
 HOST = "127.0.0.1"
@@ -209,7 +209,7 @@ def down(state_dir: Path = STATE_DIR) -> bool:
     if state.haproxy_pid and replicas.alive(state.haproxy_pid):
         os.kill(state.haproxy_pid, signal.SIGTERM)
         for _ in range(100):
-            replicas._reap(state.haproxy_pid)
+            processes.reap(state.haproxy_pid)
             if not replicas.alive(state.haproxy_pid):
                 break
             time.sleep(0.05)

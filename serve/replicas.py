@@ -5,7 +5,6 @@ models are loaded, the default views' runs are cached and the pages' modules imp
 not pay for them). Every replica of a class shares one cookie secret (Streamlit signs its XSRF cookie with it),
 so a student sent to another replica after a fault can still upload."""
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -13,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 from app_pages._first_view import LIGHT_ENV
-from serve import wire
+from serve import processes, wire
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_PAGES = ("", "explorer")      # home, then the explorer with its default text: the views a link opens first
@@ -81,27 +80,9 @@ def alive(pid: int, port: int | None = None) -> bool:
 
 def stop(pid: int, port: int | None = None, timeout: float = 30) -> None:
     """SIGTERM the replica (Streamlit closes its sessions), SIGKILL after `timeout`; waits until it is gone."""
-    if not alive(pid, port):
-        return
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while alive(pid) and time.monotonic() < deadline:
-        _reap(pid)
-        time.sleep(0.1)
-    if alive(pid):
-        os.kill(pid, signal.SIGKILL)
-        while alive(pid):
-            _reap(pid)
-            time.sleep(0.05)
-    _reap(pid)
+    if alive(pid, port):
+        processes.stop(pid, alive, timeout)
 
-
-def _reap(pid: int) -> None:
-    """Collect the exit status when the replica is this process's child (in tests and benchmarks)."""
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
 
 
 def cpu_s(pid: int) -> float:

@@ -6,12 +6,13 @@ answer a student saw acknowledged survives Redis killed with SIGKILL); no RDB sn
 the copy); a Unix socket in the class's state folder and no TCP port (the replicas are on this machine; nothing
 else can connect, and no port can be taken); `maxmemory` with `noeviction` (a full store refuses writes rather
 than dropping a class's answers). The replicas find it through ATTENTION_LAB_CLASS_STORE (unix://...)."""
-import os
 import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
+
+from serve import processes
 
 SOCKET = "redis.sock"
 SOCKET_PATH_MAX = 100            # a Unix socket's path (108 bytes in Linux's sockaddr_un, with room to spare)
@@ -97,23 +98,4 @@ def alive(pid: int) -> bool:
 
 def stop(pid: int, timeout: float = 15, sig: int = signal.SIGTERM) -> None:
     """SIGTERM (Redis flushes its append-only file and exits), SIGKILL after `timeout`; waits until it is gone."""
-    if not alive(pid):
-        return
-    os.kill(pid, sig)
-    deadline = time.monotonic() + timeout
-    while alive(pid) and time.monotonic() < deadline:
-        _reap(pid)
-        time.sleep(0.05)
-    if alive(pid):
-        os.kill(pid, signal.SIGKILL)
-        while alive(pid):
-            _reap(pid)
-            time.sleep(0.05)
-    _reap(pid)
-
-
-def _reap(pid: int) -> None:
-    try:
-        os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass
+    processes.stop(pid, alive, timeout, sig, poll=0.05)

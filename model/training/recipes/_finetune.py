@@ -55,3 +55,22 @@ def fit_and_save(name: str, task: finetune.Task, r: dict, metrics, heldout: list
     finetuned.save(name, models, meta, assets)
     print(found, flush=True)
     return found
+
+
+def train_recipe(name: str, kind: str, labels, recipe: dict, data, score, metrics, seed: int, folder, assets,
+                 overrides: dict) -> dict:
+    """A fine-tuning recipe's train(): the recipe with overrides and the seed, its data (train, val, held out), the
+    task of that head kind, fit (full and frozen) and saved. metrics(models, train, heldout) -> {name: value}."""
+    r = {**recipe, **overrides, "seed": seed}
+    train_set, val, heldout = data(r)
+    task = finetune.Task(name, kind, labels, train_set, val, score)
+    return fit_and_save(name, task, r, lambda m: metrics(m, train_set, heldout), heldout, folder, assets)
+
+
+def shipped_metrics(name: str, data, metrics) -> dict:
+    """A fine-tuning recipe's evaluate(): metrics(models, train, heldout) of the shipped full and frozen models on
+    the data their recipe names (baselines refit), with the attention change measured at training."""
+    ft = finetuned.load(name)
+    train_set, _val, heldout = data(ft.meta["recipe"])
+    found = metrics({"full": ft.full, "frozen": ft.frozen}, train_set, heldout)
+    return {**found, **{k: ft.meta["metrics"][k] for k in ("attention_change_max", "attention_change_head")}}

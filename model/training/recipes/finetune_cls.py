@@ -15,7 +15,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from model.data import bpe, wordnet_masked
-from model.tasks import finetune_inputs, finetuned
+from model.tasks import finetune_inputs
 from model.training import finetune
 from model.training.recipes import _finetune
 
@@ -81,15 +81,10 @@ def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
 
 def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
     """Fine-tune (full and frozen) and write assets/finetune/finetune_cls.*; overrides change RECIPE entries."""
-    r = {**RECIPE, **overrides, "seed": seed}
-    train_set, val, heldout = data(r)
-    task = finetune.Task(NAME, "cls", wordnet_masked.LABELS, train_set, val, accuracy)
-    return _finetune.fit_and_save(NAME, task, r, lambda m: metrics(m, train_set, heldout), heldout, folder, assets)
+    return _finetune.train_recipe(NAME, "cls", wordnet_masked.LABELS, RECIPE, data, accuracy, metrics, seed, folder,
+                                  assets, overrides)
 
 
 def evaluate() -> dict:
     """Metrics of the shipped fine-tuned models on the held-out sentences, baselines refit."""
-    ft = finetuned.load(NAME)
-    train_set, _val, heldout = data(ft.meta["recipe"])
-    found = metrics({"full": ft.full, "frozen": ft.frozen}, train_set, heldout)
-    return {**found, **{k: ft.meta["metrics"][k] for k in ("attention_change_max", "attention_change_head")}}
+    return _finetune.shipped_metrics(NAME, data, metrics)

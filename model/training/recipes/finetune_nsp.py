@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 
 from model.data import bpe, sentence_pairs
-from model.tasks import finetuned
 from model.training import finetune
 from model.training import real_text_batches as rtb
 from model.training.recipes import _finetune
@@ -76,14 +75,9 @@ def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
 
 def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
     """Fine-tune (full and frozen) and write assets/finetune/finetune_nsp.*; overrides change RECIPE entries."""
-    r = {**RECIPE, **overrides, "seed": seed}
-    train_set, val, heldout = data(r)
-    task = finetune.Task(NAME, "cls", LABELS, train_set, val, accuracy)
-    return _finetune.fit_and_save(NAME, task, r, lambda m: metrics(m, train_set, heldout), heldout, folder, assets)
+    return _finetune.train_recipe(NAME, "cls", LABELS, RECIPE, data, accuracy, metrics, seed, folder,
+                                  assets, overrides)
 
 
 def evaluate() -> dict:
-    ft = finetuned.load(NAME)
-    train_set, _val, heldout = data(ft.meta["recipe"])
-    found = metrics({"full": ft.full, "frozen": ft.frozen}, train_set, heldout)
-    return {**found, **{k: ft.meta["metrics"][k] for k in ("attention_change_max", "attention_change_head")}}
+    return _finetune.shipped_metrics(NAME, data, metrics)

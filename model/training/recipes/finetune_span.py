@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from model.data import bpe, course_qa
-from model.tasks import finetune_inputs, finetuned, spans
+from model.tasks import finetune_inputs, spans
 from model.training import finetune
 from model.training.recipes import _finetune
 
@@ -53,14 +53,14 @@ def metrics(models: dict, heldout: list[dict]) -> dict:
 
 def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
     """Fine-tune (full and frozen) and write assets/finetune/finetune_span.*; overrides change RECIPE entries."""
-    r = {**RECIPE, **overrides, "seed": seed}
-    train_set, val, heldout = data(r)
-    task = finetune.Task(NAME, "span", ("start", "end"), train_set, val, score)
-    return _finetune.fit_and_save(NAME, task, r, lambda m: metrics(m, heldout), heldout, folder, assets)
+    return _finetune.train_recipe(NAME, "span", ("start", "end"), RECIPE, data, score, _metrics, seed, folder, assets,
+                                  overrides)
 
 
 def evaluate() -> dict:
-    ft = finetuned.load(NAME)
-    _train, _val, heldout = data(ft.meta["recipe"])
-    found = metrics({"full": ft.full, "frozen": ft.frozen}, heldout)
-    return {**found, **{k: ft.meta["metrics"][k] for k in ("attention_change_max", "attention_change_head")}}
+    return _finetune.shipped_metrics(NAME, data, _metrics)
+
+
+def _metrics(models: dict, _train: list[dict], heldout: list[dict]) -> dict:
+    """metrics() in the shape the shared fine-tuning steps call it (span questions need no training set)."""
+    return metrics(models, heldout)

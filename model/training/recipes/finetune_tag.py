@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 
 from model.data import bpe, course_tags
-from model.tasks import finetuned
 from model.training import finetune
 from model.training.recipes import _finetune
 
@@ -77,14 +76,9 @@ def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
 
 def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
     """Fine-tune (full and frozen) and write assets/finetune/finetune_tag.*; overrides change RECIPE entries."""
-    r = {**RECIPE, **overrides, "seed": seed}
-    train_set, val, heldout = data(r)
-    task = finetune.Task(NAME, "tag", course_tags.TAGS, train_set, val, word_accuracy)
-    return _finetune.fit_and_save(NAME, task, r, lambda m: metrics(m, train_set, heldout), heldout, folder, assets)
+    return _finetune.train_recipe(NAME, "tag", course_tags.TAGS, RECIPE, data, word_accuracy, metrics, seed, folder,
+                                  assets, overrides)
 
 
 def evaluate() -> dict:
-    ft = finetuned.load(NAME)
-    train_set, _val, heldout = data(ft.meta["recipe"])
-    found = metrics({"full": ft.full, "frozen": ft.frozen}, train_set, heldout)
-    return {**found, **{k: ft.meta["metrics"][k] for k in ("attention_change_max", "attention_change_head")}}
+    return _finetune.shipped_metrics(NAME, data, metrics)
