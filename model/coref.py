@@ -26,6 +26,19 @@ def coref_models(assets=None) -> list[str]:
     return checkpoints.shipped_where(has_coref_head, assets)
 
 
+def load_or_fail(name: str):
+    """(model, meta) of a shipped model with a coreference head; otherwise one line on stderr, exit status 2."""
+    accepted = ", ".join(coref_models()) or "none is shipped"
+    if name not in checkpoints.shipped():
+        fail(f"no model {name!r}; models with a coreference head: {accepted}")
+    try:
+        if not has_coref_head(checkpoints.read_meta(name)):
+            fail(f"{name} has no coreference head; models with one: {accepted}")
+        return checkpoints.load(name)
+    except CheckpointError as e:
+        fail(e)
+
+
 def main(argv=None):
     p = Parser(description=__doc__.split("\n")[0])
     p.add_argument("text")
@@ -33,15 +46,7 @@ def main(argv=None):
     p.add_argument("--head", type=int, nargs=2, metavar=("LAYER", "HEAD"), help="default: the model's coref_head")
     p.add_argument("--model", default="coref_encoder", help="a shipped model with a coreference head")
     args = p.parse_args(argv)
-    accepted = ", ".join(coref_models()) or "none is shipped"
-    if args.model not in checkpoints.shipped():
-        fail(f"no model {args.model!r}; models with a coreference head: {accepted}")
-    try:
-        if not has_coref_head(checkpoints.read_meta(args.model)):
-            fail(f"{args.model} has no coreference head; models with one: {accepted}")
-        model, meta = checkpoints.load(args.model)
-    except CheckpointError as e:
-        fail(e)
+    model, meta = load_or_fail(args.model)
     tokenizer = text_input.tokenizer_of(meta)
     head = tuple(args.head or meta["coref_head"])
     L, H = model.config.n_layers, model.config.n_heads

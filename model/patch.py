@@ -11,10 +11,8 @@ import math
 import sys
 
 from labels import layer_label
-from model import checkpoints
-from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
-from model.coref import coref_models, has_coref_head
+from model.coref import load_or_fail
 from model.data import text_input
 
 MAX_CHARS = 20_000
@@ -39,17 +37,12 @@ def main(argv=None):
     for label, text in (("A", args.text_a), ("B", args.text_b)):
         if len(text) > MAX_CHARS:
             fail(f"text {label} has {len(text):,} characters; at most {MAX_CHARS:,}")
-    accepted = ", ".join(coref_models()) or "none is shipped"
-    if args.model not in checkpoints.shipped():
-        fail(f"no model {args.model!r}; models with a coreference head: {accepted}")
+    model, meta = load_or_fail(args.model)
     from model.analysis.patching import patch_map
     try:
-        if not has_coref_head(checkpoints.read_meta(args.model)):
-            fail(f"{args.model} has no coreference head; models with one: {accepted}")
-        model, meta = checkpoints.load(args.model)
         pm = patch_map(model, text_input.tokenizer_of(meta), args.text_a, args.text_b, tuple(meta["coref_head"]),
                        meta.get("coref_candidates", "all"))
-    except (CheckpointError, ValueError) as e:
+    except ValueError as e:
         fail(e)
     if args.json:
         json.dump(as_json(args.model, pm), sys.stdout, ensure_ascii=False)
