@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from i18n import catalogues
+from tests.seeds import SEEDS
 
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = json.loads((ROOT / "i18n" / "glossary.json").read_text(encoding="utf-8"))
-SEEDS = ROOT.parent / "shared" / "seeds"
 # what is not the interface's own English: placeholders, `code`, quoted text and names of files or modules
 NOT_WORDS = re.compile(r"\{[^{}]*\}|`[^`]*`|“[^”]*”|‘[^’]*’|\"[^\"]*\"|\S*[_/]\S*|\b\w+\.\w+\S*")
 

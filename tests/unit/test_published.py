@@ -1,12 +1,10 @@
 """The sizes of published models a lecturer cites (model.analysis.published) are the course texts' own numbers, and
 they hang together: counting the weights from the sizes alone gives each cited total within 2%."""
-from pathlib import Path
 
 import pytest
 
 from model.analysis import published as p
-
-SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
+from tests.seeds import SEEDS
 
 
 def test_cited_totals_follow_from_the_sizes():

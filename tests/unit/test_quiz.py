@@ -9,9 +9,9 @@ import pytest
 
 from app_pages import _quiz
 from app_pages._class_store import Tally
+from tests.seeds import SEEDS
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = ROOT.parent / "shared" / "seeds"
 
 
 def test_the_quiz_covers_the_objectives_in_both_languages():
