@@ -61,5 +61,5 @@ def test_coreference_page_draws_arrows_pairs_ranking_and_escapes_typed_text(page
     expect(page.get_by_text("points it (word", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)
     assert page.locator("img[src='x']").count() == 0 and not dialogs
-    expect(page.locator(f"{CHART} text", has_text="<").first).to_be_attached()    # "<" shown as a word
+    expect(page.locator(f"{CHART} text", has_text="<").first).to_be_attached(timeout=60_000)   # "<" as a word
     shot(page, "coreference_typed")

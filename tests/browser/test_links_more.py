@@ -77,7 +77,8 @@ def architecture(page):
 def tokenization(page):
     text_box(page, "Text", "the cat saw the dog")
     assert widgets(page, "Token") == {"Token": "the (2)"}
-    expect(page.get_by_text(re.compile(r"^Token \d+ of \d+:")).first).to_contain_text("the", timeout=120_000)
+    expect(page.get_by_text(re.compile(r"^The token at position \d+ \(of \d+")).first).to_contain_text(
+        "the", timeout=120_000)
 
 
 def step_by_step(page):
