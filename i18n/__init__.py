@@ -96,6 +96,15 @@ def ngettext(singular: str, plural: str, n: int) -> str:
     return catalogue(language()).ngettext(singular, plural, n)
 
 
+def joined(items) -> str:
+    """Items listed in the current language: "a, b, c" (English), "a、b、c" (Chinese)."""
+    items = [str(i) for i in items]
+    out = items[0] if items else ""
+    for item in items[1:]:
+        out = _("{items}, {item}").format(items=out, item=item)
+    return out
+
+
 def N_(message: str) -> str:
     """Mark `message` for translation where it is defined; translate it with _ where it is shown."""
     return message

@@ -9,14 +9,13 @@ import i18n
 from app_pages import _export, _predict, _present, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
-from app_pages._runs import HeadAccuracy, RealTextFigures, coref_head_accuracy, coref_run, realtext_figures
-from app_pages.views import coreference_ablation, coreference_patching
-from i18n import N_, _, ngettext
+from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run, realtext_figures
+from app_pages.views import coreference_ablation, coreference_patching, coreference_realtext
+from i18n import N_, _, joined, ngettext
 from labels import file_label, head_label
 from model.analysis.head_stats import antecedent_candidates
 from model.coref import coref_models
 from model.data import course_world as corpus
-from model.tasks import coref_realtext
 from model.tasks.coreference import content_words
 from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
 from viz.heatmap import plot_heatmap
@@ -29,9 +28,6 @@ OWN = N_("Your own text")
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Ordinary sentences"),
         N_("Head ablation"), N_("Patching")]
-CUE_NAMES = {"gender": N_("gender (he/she)"), "number": N_("number (it/they)"), "structure": N_("structure"),
-             "winograd": N_("Winograd pairs (world knowledge)"), "cued": N_("gender + number + structure"),
-             "all": N_("all test sentences")}
 INTRO = {
     "coref_encoder": N_("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: "
                         "trained here on real English text, then on a generated course world of pronoun sentences. "
@@ -61,18 +57,9 @@ def _flag_unknown(run):
     unknown = sorted({t for t, u in zip(run.tokens, run.unknown) if u})
     if unknown:
         st.warning(_("Words the model never saw (it reads each as [UNK], so no head can tell what they mean): "
-                     "{words}").format(words=_joined(f"**{md(t)}**" for t in unknown)))
+                     "{words}").format(words=joined(f"**{md(t)}**" for t in unknown)))
     for notice in run.notices:
         st.info(notice)
-
-
-def _joined(items) -> str:
-    """"a, b, c" in the interface's language ("a、b、c" in Chinese)."""
-    items = list(items)
-    out = items[0]
-    for item in items[1:]:
-        out = _("{items}, {item}").format(items=out, item=item)
-    return out
 
 
 def _new_pair():
@@ -187,7 +174,7 @@ def pronoun_view(run, chosen: tuple[int, int], text: str, name: str, candidates:
                             "accuracy on a held-out validation set of pronouns, not on this text.",
                             "{heads} point with more weight than {head} on this text: {head} was chosen by its "
                             "accuracy on a held-out validation set of pronouns, not on this text.",
-                            len(ahead)).format(heads=_joined(ahead), head=head_label(*chosen)))
+                            len(ahead)).format(heads=joined(ahead), head=head_label(*chosen)))
     columns = {"head": _("head"), "points at": _("points at"), "weight": _("weight"), "2nd": _("2nd"), "3rd": _("3rd")}
     st.dataframe(pd.DataFrame(table).rename(columns=columns), hide_index=True, width="stretch",
                  height=35 * (len(table) + 1) + 3,
@@ -220,7 +207,7 @@ def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int], name: str):
                             "places on another.",
                             "{heads} score above {head} here: {head} was chosen once, on a held-out validation set "
                             "of pronouns, before these test pronouns were measured; heads close on one set can change "
-                            "places on another.", len(better)).format(heads=_joined(better),
+                            "places on another.", len(better)).format(heads=joined(better),
                                                                       head=head_label(layer, h)))
     _export.chart(plot_head_ranking(acc.accuracy, chosen=chosen,
                                     baselines={_("first noun"): acc.baseline_first_noun,
@@ -229,67 +216,6 @@ def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int], name: str):
                   title=_("Each head's accuracy on held-out pronouns"),
                   caption=caption_line(name, _("{n} held-out pronouns").format(n=acc.n_refs),
                                        _("{head}: the coreference head").format(head=head_label(layer, h))))
-
-
-def realtext_ranking_view(fig: RealTextFigures, name: str):
-    """Every head of a model on the real-text pronoun set's test split, with the baselines."""
-    layer, h = fig.head
-    every = fig.cues["all"]
-    st.markdown(_("Each head of **{model}** on the **{n}** test sentences of the real-text pronoun set: a head is "
-                  "right when, among the sentence's candidate nouns, it gives the antecedent the largest weight at the "
-                  "pronoun. The coreference head **{head}** was chosen on the dev split and is right on **{acc}**; "
-                  "pointing at the first noun is right {first}, at the nearest noun {nearest}.").format(
-        model=name, n=every["n"], head=head_label(layer, h), acc=f"{every['model'] / every['n']:.1%}",
-        first=f"{every['first'] / every['n']:.0%}", nearest=f"{every['nearest'] / every['n']:.0%}"))
-    _export.chart(plot_head_ranking(fig.test_acc, chosen=fig.head,
-                                    baselines={_("first noun"): every["first"] / every["n"],
-                                               _("nearest noun"): every["nearest"] / every["n"]}),
-                  key="coref_ranking", name=(name, "head_accuracy_realtext"), main=True,
-                  title=_("Each head's accuracy on the real-text test sentences"),
-                  caption=caption_line(name, _("{n} real-text test sentences").format(n=every["n"]),
-                                       _("{head}: the coreference head").format(head=head_label(layer, h))))
-
-
-def _share(k: int, n: int) -> str:
-    lo, hi = coref_realtext.wilson(k, n)
-    return _("{acc} ({lo}–{hi})").format(acc=f"{k / n:.0%}", lo=f"{lo:.0%}", hi=f"{hi:.0%}")
-
-
-def verdict(cue: dict) -> str:
-    """What one model does on one cue, said honestly: ahead of the nearest-noun baseline only when the 95%
-    interval of its accuracy lies above that baseline."""
-    lo, _hi = coref_realtext.wilson(cue["model"], cue["n"])
-    best = max(cue["first"], cue["nearest"]) / cue["n"]
-    return _("resolves them") if lo > best else _("no better than a baseline")
-
-
-def ordinary_view(device_name: str, names: list[str]):
-    """Every model with a coreference head, side by side, on the real-text pronoun set's test split."""
-    st.markdown(_("Ordinary English sentences written for this project (`model/data/coref_realtext.jsonl`, data card "
-                  "in `docs/coref-realtext-card.md`), each labelled with the cue a reader uses: gender, number, "
-                  "sentence structure, or world knowledge (Winograd-style pairs). Each model's coreference head was "
-                  "chosen on the dev split; these are its test figures, with 95% intervals (Wilson). A head's "
-                  "answer is the candidate noun it weights most at the pronoun. Recompute with "
-                  "`python -m model.evaluate --json {names}`.").format(names=" ".join(names)))
-    figs = {name: realtext_figures(name, device_name) for name in names}
-    first = next(iter(figs.values())).cues                   # the baselines are the same for every model
-    rows = []
-    for cue, c in first.items():
-        row = {_("cue"): _(CUE_NAMES[cue]), _("sentences"): c["n"], _("first noun"): f"{c['first'] / c['n']:.0%}",
-               _("nearest noun"): f"{c['nearest'] / c['n']:.0%}"}
-        for name, fig in figs.items():
-            mine = fig.cues[cue]
-            mark = " ✓" if verdict(mine) == _("resolves them") else ""
-            row[_("{model}, head {head}").format(model=name, head=head_label(*fig.head))] = (
-                _share(mine["model"], mine["n"]) + mark)
-        rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption(_("✓: the 95% interval lies above both baselines."))
-    for name, fig in figs.items():
-        good = [_(CUE_NAMES[c]) for c in coref_realtext.CUES if verdict(fig.cues[c]) == _("resolves them")]
-        st.markdown(_("**{model}** resolves: {cues}.").format(model=name, cues=_joined(good)) if good else
-                    _("**{model}** resolves no kind of these sentences better than pointing at a noun by its "
-                      "place.").format(model=name))
 
 
 def pair_view(device_name: str, chosen: tuple[int, int], name: str, candidates: str):
@@ -385,10 +311,10 @@ def render():
             if name == COREF_MODEL:
                 ranking_view(coref_head_accuracy(name, dev), chosen, name)
             else:
-                realtext_ranking_view(realtext_figures(name, dev), name)
+                coreference_realtext.ranking_view(realtext_figures(name, dev), name)
     if tab4.open:
         with tab4:
-            ordinary_view(dev, names)
+            coreference_realtext.render(dev, names)
     if tab5.open:
         with tab5:
             if name == COREF_MODEL:

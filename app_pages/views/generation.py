@@ -17,7 +17,7 @@ from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import esc, md, visible
 from app_pages._numbers import plain, prob, spoken
 from app_pages.views import chain_rule, incontext, logit_lens
-from i18n import N_, _, language, ngettext
+from i18n import N_, _, joined, language, ngettext
 from labels import file_label, head_label, head_only, layer_label
 from model import checkpoints
 from model.analysis import published
@@ -350,15 +350,11 @@ def textbook_example(name: str, dev: str, tok):
     hidden "train" and the rank it gives "train"."""
     words = list(encode_with_masks(tok, TEXTBOOK_FILL).words)
     fill = _runs.encoder_fill(name, dev, TEXTBOOK_FILL, (words.index("train"),), 5)
-    top = _joined_quoted(p.strip() for p in fill.top_pieces[0][:3])
+    top = joined(f"“{visible(p.strip())}”" for p in fill.top_pieces[0][:3])
     st.caption(_("The textbook's own example (12.6.1), “The [MASK] pulled into the station.”: this encoder's first "
                  "choices are {top}, and it ranks “train” {rank} (p = {p}). A 4-layer encoder trained on about 25 "
                  "million pieces of glosses and fortunes does not reach what BERT's size and data give.").format(
         top=top, rank=int(fill.original_rank[0]), p=f"{float(fill.original_prob[0]):.4f}"))
-
-
-def _joined_quoted(items) -> str:
-    return _(", ").join(f"“{visible(t)}”" for t in items)
 
 
 def fill_in(dev):

@@ -11,7 +11,7 @@ import streamlit as st
 
 from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import md
-from i18n import N_, _
+from i18n import N_, _, joined
 from labels import file_label, head_label, head_only, layer_label
 from model.data import translation_corpus as corpus
 from model.data.word_tokenizer import EOS, SPECIALS
@@ -261,7 +261,7 @@ def tutorial_example(src_tok):
     st.caption(_("The tutorial's example (§5.1), 我有一只猫 → “I have a cat”, does not run here: this translator reads "
                  "English into Chinese over its own {n} English words, and {words} are not among them. The "
                  "tutorial's causal mask over “<Begin> I have a cat” is drawn on the Step by step page's Causal mask "
-                 "tab, over any sentence.").format(n=words, words=_(", ").join(f"“{w}”" for w in missing)))
+                 "tab, over any sentence.").format(n=words, words=joined(f"“{w}”" for w in missing)))
 
 
 def render():

@@ -41,6 +41,16 @@ def open_page(page: str | None = None, timeout: float = 60) -> AppTest:
     return at
 
 
+def open_tab(page: str, key: str, label: str, timeout: float = 120) -> AppTest:
+    """AppTest of app.py on app_pages/<page> with its lazy tab `label` open (the tabs' state key `key`), run
+    without an exception."""
+    at = open_page(page, timeout=timeout)
+    at.session_state[key] = label
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
 @pytest.fixture
 def app_page():
     return open_page

@@ -7,7 +7,7 @@ import pytest
 from model import checkpoints
 from model.analysis import incontext
 from model.data import text_input
-from tests.app.conftest import open_link, open_page, plotly_array, plotly_chart
+from tests.app.conftest import open_link, open_tab, plotly_array, plotly_chart
 
 NAME = "incontext_copy"
 TAB = "Learning from the prompt"
@@ -23,11 +23,7 @@ def shipped():
 
 @pytest.fixture(scope="module")
 def at():
-    at = open_page("generation.py", timeout=120)
-    at.session_state["gen_tab"] = TAB
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return open_tab("generation.py", "gen_tab", TAB)
 
 
 def metric(at, label: str) -> str:

@@ -14,7 +14,7 @@ import pytest
 from app_pages._markup import visible
 from app_pages.views.generation import DEFAULT_PROMPT
 from app_pages.views.logit_lens import READY_PROMPT
-from tests.app.conftest import ROOT, open_link, open_page, plotly_chart, trace_z
+from tests.app.conftest import ROOT, open_link, open_tab, plotly_chart, trace_z
 from tests.app.test_chinese import english_left, interface_strings
 
 TAB = "Logit lens"
@@ -39,11 +39,7 @@ def cells(at) -> tuple[list[list[str]], np.ndarray, list[str], list[str]]:
 
 @pytest.fixture(scope="module")
 def at():
-    at = open_page("generation.py", timeout=120)
-    at.session_state["gen_tab"] = TAB
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    return at
+    return open_tab("generation.py", "gen_tab", TAB)
 
 
 def test_the_map_is_what_model_lens_prints_for_the_pages_prompt(at):
