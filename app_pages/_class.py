@@ -19,6 +19,7 @@ from app_pages import _class_store as cs
 from app_pages import _export
 from app_pages._class_store import Question, Refused, StoreDown, Tally
 from i18n import N_, _, ngettext
+from runtime import heavy_jobs
 from viz.class_answers import plot_class_answers
 from viz.slide import caption_line
 
@@ -87,6 +88,10 @@ def adopt_host_link() -> None:
     code, _dot, key = str(raw).partition(".")
     if cs.CODE.fullmatch(code) and key:
         st.session_state[HOST] = (code, key)
+        try:                                      # the lecturer's heavy jobs wait ahead: only a key the store knows
+            st.session_state[heavy_jobs.LECTURER] = store().is_host(code, key)
+        except cs.StoreDown:
+            st.session_state[heavy_jobs.LECTURER] = False
 
 
 def hosting() -> tuple[str, str] | None:
@@ -94,7 +99,9 @@ def hosting() -> tuple[str, str] | None:
 
 
 def host(code: str, key: str) -> None:
+    """This session hosts the class it just created (its heavy jobs wait ahead of the class's)."""
     st.session_state[HOST] = (code, key)
+    st.session_state[heavy_jobs.LECTURER] = True
     st.session_state.pop(ASKED, None)
 
 

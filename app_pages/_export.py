@@ -4,18 +4,19 @@ chart() draws a Plotly figure as st.plotly_chart does and adds, in a small popov
 an SVG: the figure with its title, axis titles, colour bar and a caption line (model, layer/head, text), made on
 click by viz.slide + viz.render. The chart's own camera button saves the page figure under the same file name.
 download() is a download button made on click. gif() turns a step-through (one figure per step) into an animated
-GIF, built when asked, with a progress bar, holding one of the server's heavy-job slots (app_pages/_heavy.py).
+GIF, built when asked, with a progress bar, holding one of the server's heavy-job slots (runtime/heavy_jobs.py).
 
 File names say what a file shows, and end in a short hash of the text it was made from (the caption's .text), so
 two texts never share a name. A click that races a rerun, a file over the download limit, a session's files held
-by the server: app_pages/_downloads.py, the server side of these buttons."""
+by the server: runtime/downloads.py, the server side of these buttons."""
 import hashlib
 from collections.abc import Callable
 
 import streamlit as st
 
-from app_pages import _downloads, _heavy, _present
+from app_pages import _present
 from i18n import _, ngettext
+from runtime import downloads, heavy_jobs
 from viz import gif as gif_viz
 from viz import render, slide
 
@@ -40,7 +41,7 @@ def stem(name, text: str | None = None) -> str:
 def download(label: str, make: Callable[[], bytes | str], name, ext: str, mime: str, *, key: str, where=None,
              text: str | None = None, icon: str | None = None):
     """A download button whose file is made on click by make() (no rerun), named stem(name, text) + "." + ext.
-    What a click gets when it races a rerun, or when the file is too large: app_pages/_downloads.py."""
+    What a click gets when it races a rerun, or when the file is too large: runtime/downloads.py."""
     where = where if where is not None else st
     return where.download_button(label, make, f"{stem(name, text)}.{ext}", mime, key=key, on_click="ignore",
                                  icon=icon)
@@ -86,10 +87,13 @@ def chart(fig, *, name, caption: str, key: str | None = None, title: str | None 
             st.caption(_(render.NO_BROWSER))
             return out
         ident = key or file
-        st.download_button(_("Slide PNG (2x)"), lambda: slide_png(fig, caption, title), f"{file}.png", "image/png",
-                           key=f"{ident}_slide_png", on_click="ignore", icon=":material/image:")
-        st.download_button(_("SVG"), lambda: slide_svg(fig, caption, title), f"{file}.svg", "image/svg+xml",
-                           key=f"{ident}_slide_svg", on_click="ignore", icon=":material/draw:")
+        slide_file = _("The slide")                  # drawn by the browser: made holding a heavy-job slot
+        st.download_button(_("Slide PNG (2x)"), heavy_jobs.queued(lambda: slide_png(fig, caption, title), slide_file),
+                           f"{file}.png", "image/png", key=f"{ident}_slide_png", on_click="ignore",
+                           icon=":material/image:")
+        st.download_button(_("SVG"), heavy_jobs.queued(lambda: slide_svg(fig, caption, title), slide_file),
+                           f"{file}.svg", "image/svg+xml", key=f"{ident}_slide_svg", on_click="ignore",
+                           icon=":material/draw:")
     return out
 
 
@@ -143,7 +147,7 @@ def gif(frame: Callable[[int], object], n: int, *, name, caption: str, key: str,
 
 def make_gif(frame: Callable[[int], object], n: int, *, caption: str, where) -> bytes | None:
     """The GIF's bytes, drawn holding a heavy-job slot; None (with the reason in `where`) when it was not made."""
-    with _heavy.slot(_("The GIF"), where=where) as job:
+    with heavy_jobs.slot(_("The GIF"), where=where) as job:
         if job is None:
             return None
         bar = where.progress(0.0, text=_("Starting the renderer…"))
@@ -155,7 +159,7 @@ def make_gif(frame: Callable[[int], object], n: int, *, caption: str, where) -> 
             where.error(str(e))
             return None
         bar.empty()
-    if data is not None and len(data) > _downloads.DOWNLOAD_MB << 20:
-        where.error(_(_downloads.TOO_LARGE).format(mb=len(data) / 2**20, most=_downloads.DOWNLOAD_MB))
+    if data is not None and len(data) > downloads.DOWNLOAD_MB << 20:
+        where.error(_(downloads.TOO_LARGE).format(mb=len(data) / 2**20, most=downloads.DOWNLOAD_MB))
         return None
     return data

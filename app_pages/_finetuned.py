@@ -3,12 +3,11 @@ import html
 
 import streamlit as st
 
+from app_pages._cache_sizes import RUNS_KEPT
 from i18n import _
 from model.analysis import finetune_run
 from model.checkpoints import CheckpointError
 from model.tasks import finetuned
-
-RUNS_KEPT = 8
 
 
 @st.cache_resource(show_spinner="Loading the fine-tuned models… · 正在加载微调后的模型…")

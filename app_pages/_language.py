@@ -1,12 +1,12 @@
 """The interface language of a session: a switch at the top of the sidebar, kept in the URL as `lang=zh` (English,
-the default, leaves the URL clean), so a copied link opens in the language it was made in; a link's picks named in
-another language are renamed in this one. The switch is not a
+the default, leaves the URL clean), so a copied link opens in the language it was made in (a link's picks named in
+another language are renamed in this one as each widget reads them: runtime/link_values.py). The switch is not a
 bound widget because a bound widget writes its shown label ("中文") into the URL, not the code."""
 import streamlit as st
 
 import i18n
 from app_pages._markup import md
-from app_pages._url import MULTI_LABELS, SHOWN_MAX
+from app_pages._url import SHOWN_MAX
 
 KEY = "lang"
 
@@ -41,15 +41,3 @@ def switch():
     elif raw != chosen:
         st.query_params[KEY] = chosen
 
-
-def relabel_link():
-    """A link made in another language names its picks in that language (a bound widget writes the label it shows):
-    before any widget is drawn, give each of the link's label values its name in this session's language. Runs for
-    the parameters no widget has taken yet (a link being opened); typed text is left as it is."""
-    for key in st.query_params:
-        if key == KEY or key in st.session_state:
-            continue
-        values = st.query_params.get_all(key)
-        shown = [i18n.relabel(v) for v in values]
-        if shown != values:
-            st.session_state[key] = shown if len(values) > 1 or key in MULTI_LABELS else shown[0]

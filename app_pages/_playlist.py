@@ -2,7 +2,7 @@
 note of what to point out; read from a pasted link or a JSON file, both checked, and written back as JSON. Plain
 Python (no Streamlit), so the checks are tested on their own. The prepared plan is assets/lecture_plan.json, in
 the same format as an exported playlist; its sections, titles and notes are extracted for translation
-(i18n/catalogues.py, domain "assets.lecture_plan") and translated where the lecture page shows them."""
+(babel.cfg's playlist extractor, i18n/extractors.py) and translated where the lecture page shows them."""
 import json
 import re
 from dataclasses import dataclass

@@ -1,5 +1,5 @@
-"""Models as Streamlit resources (loaded once per process and device, never mutated), the shared sidebar,
-the device, and what every page needs to pick a model and bound typed text."""
+"""Models as Streamlit resources (one model.handle.LoadedModel per process, model and device, never mutated), the
+shared sidebar, the device, and what every page needs to pick a model and bound typed text."""
 import hashlib
 import html
 import os
@@ -14,11 +14,11 @@ import streamlit as st
 import torch
 
 from app_pages import _pages, _url
+from app_pages._cache_sizes import SESSION_MODELS_LOADED
 from i18n import _
-from model import checkpoints
+from model import checkpoints, handle, kinds
 from model.checkpoints import CheckpointError
 from model.data import packaged, text_input
-from model.data.word_tokenizer import WordTokenizer
 from model.engine import device as devices
 
 MAX_TEXT_CHARS = 20_000          # typed text beyond this is cut with a notice
@@ -48,25 +48,31 @@ def assets_of(name: str) -> Path | None:
 
 
 @st.cache_resource(show_spinner="Loading model… · 正在加载模型…")   # one text for every session
-def load_model(name: str, device: str = "cpu"):
-    """(model, meta) for a shipped model on a device; shared by every session, never mutated."""
+def loaded(name: str, device: str = "cpu") -> handle.LoadedModel:
+    """The handle (model, tokenizer, text rule, meta, kind) of a shipped or session model on a device; shared by
+    every session, never mutated. Shipped models stay; session models go to a bounded cache of their own."""
     if assets_of(name) is not None:
-        return _load_session_model(name, device)
+        return _loaded_session_model(name, device)
     with _load_lock:
         LOAD_COUNT["n"] += 1
         print(f"[attention-lab] loading model {name} on {device}", file=sys.stderr, flush=True)
-        return checkpoints.load(name, device=device)
+        return handle.load(name, device=device)
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _load_session_model(name: str, device: str):
-    return checkpoints.load(name, assets=SESSION_MODELS, device=device)
+@st.cache_resource(max_entries=SESSION_MODELS_LOADED, show_spinner=False)
+def _loaded_session_model(name: str, device: str) -> handle.LoadedModel:
+    return handle.load(name, SESSION_MODELS, device=device)
 
 
-@st.cache_resource
+def load_model(name: str, device: str = "cpu"):
+    """(model, meta) of loaded(name, device), the shape of model.checkpoints.load."""
+    h = loaded(name, device)
+    return h.model, h.meta
+
+
 def load_tokenizer(name: str):
-    """The tokenizer stored with a model (model.data.text_input.tokenizer_of)."""
-    return text_input.tokenizer_of(checkpoints.read_meta(name, assets_of(name)))
+    """The tokenizer stored with a model: that of its handle on the sidebar's device."""
+    return loaded(name, device()).tokenizer
 
 
 def add_session_model(folder: Path, stem: str, lesson: str) -> str:
@@ -116,11 +122,10 @@ def meta_of(name: str) -> dict:
     return meta
 
 
-@st.cache_resource
 def translator_tokenizers():
-    """(English word tokenizer, Chinese character tokenizer) stored in the translator's meta."""
-    meta = checkpoints.read_meta(TRANSLATOR)
-    return WordTokenizer.from_dict(meta["tokenizer"]), WordTokenizer.from_dict(meta["tgt_tokenizer"])
+    """(English word tokenizer, Chinese character tokenizer) of the translator's handle."""
+    h = loaded(TRANSLATOR, device())
+    return h.tokenizer, h.target_tokenizer
 
 
 def shipped_meta() -> dict[str, dict]:
@@ -162,7 +167,7 @@ def text_models(session: bool = False) -> list[str]:
     """Shipped self-attention text models (encoders and decoders) for the sidebar; with `session`, then this
     session's trained models (the explorer opens them)."""
     names = [n for n, m in shipped_meta().items()
-             if m.get("modality", "text") == "text" and m["config"].get("kind") in ("encoder", "decoder")]
+             if m.get("modality", "text") == "text" and m["kind"] in kinds.TEXT_SELF_ATTENTION]
     return sorted(names, key=lambda n: (n != DEFAULT_TEXT_MODEL, n)) + (session_models() if session else [])
 
 
@@ -171,8 +176,7 @@ def learned_position_models() -> dict[str, dict]:
     images: every ViT, whose positions are a learned parameter; Swin and DaViT have none, ImageGPT's is left to
     the image page)."""
     return {n: m for n, m in shipped_meta().items()
-            if m["config"].get("pos_encoding") == "learned"
-            or (m.get("modality") == "image" and "patch_size" in m["config"] and "depths" not in m["config"])}
+            if m["config"].get("pos_encoding") == "learned" or m["kind"] == "vit"}
 
 
 def device() -> str:
@@ -189,11 +193,11 @@ def selected_text_model(session: bool = False) -> str | None:
 
 def sidebar(page: str = ""):
     """Shared controls; pages read them from st.session_state, so each page also runs alone. The text model is
-    offered only on the pages that run it (_pages.TEXT_MODEL_PAGES; `page` is the page's file name); the model
+    offered only on the pages that run it (_pages.TEXT_MODEL_PAGES; `page` is the page's url path); the model
     and the device are in the URL; "Copy link" copies the whole view of any page."""
     with st.sidebar:
         _url.copy_link()                                 # first: visible without scrolling on a 720-px screen
-        models = text_models(page == "explorer.py") if page in _pages.TEXT_MODEL_PAGES else None
+        models = text_models(page == "explorer") if page in _pages.TEXT_MODEL_PAGES else None
         if models:
             _url.stale_link("text_model", models, _("the model"), models[0])
             st.selectbox(_("Text model"), models, key="text_model", bind=_url.BIND, persist_state=_url.KEEP,
@@ -210,17 +214,24 @@ def sidebar(page: str = ""):
                      help=_("auto picks a GPU when there is one; an absent device falls back to CPU."))
         dev, notice = devices.resolve(st.session_state.get("device", "auto"))
         if notice:                                       # said here once, whatever the page asks of device()
-            st.warning(notice)
+            st.warning(notice.shown(_))
         st.caption(_("torch {version} · running on **{device}**").format(version=torch.__version__, device=dev.type))
 
 
-def model_or_stop(name: str):
-    """(model, meta) or a readable error that stops the page (missing or corrupt weights)."""
+def handle_or_stop(name: str) -> handle.LoadedModel:
+    """The model's handle on the sidebar's device, or a readable error that stops the page (missing or corrupt
+    weights)."""
     try:
-        return load_model(name, device())
+        return loaded(name, device())
     except CheckpointError as e:
         st.error(_("The model **{name}** could not be loaded.").format(name=html.escape(name)) + f"\n\n{e}")
         st.stop()
+
+
+def model_or_stop(name: str):
+    """(model, meta) of handle_or_stop(name)."""
+    h = handle_or_stop(name)
+    return h.model, h.meta
 
 
 def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:

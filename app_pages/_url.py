@@ -8,7 +8,8 @@
   retrained tokenizer;
 - a link value that names nothing on the page (a stale word, an unknown model, a layer out of range) is
   reported in a notice when the link is opened; Streamlit then drops it from the URL and the widget shows its
-  default;
+  default. Only bound widgets read a link, each value checked as it is read (runtime/link_values.py): nothing
+  else in a session can be set from a link;
 - a gallery and its text box opened from a link agree (a link may name only one of them);
 - a "Copy link" control that copies the address bar as it is (bound widgets keep it current);
 - the address of the last page run in this session, so the lecture page can offer the view just left.
@@ -30,7 +31,6 @@ LABEL_MAX = 40                # characters of a word kept in its label (a link n
 SHOWN_MAX = 60                # characters of a stale link value quoted in a notice
 CHECKED = "_url_checked"      # session state: the keys whose link value was already checked in this session
 TIP = N_("Copy this page's address, with every input on it: whoever opens it sees this view")
-MULTI_LABELS = {"masks_cost_patterns", "masks_cost_methods"}   # multiselects whose picks are shown labels
 LAST = "_url_last_view"       # session state: (url path, query string) of the last page run, set by remember_view
 
 
@@ -93,10 +93,8 @@ def stale_link(key: str, labels, what: str, shown: str) -> bool:
     raw = st.query_params.get(key)
     if raw is None or raw in labels:
         return False
-    if (shown_raw := i18n.relabel(raw, labels)) in labels:                # a link made in another language
-        if st.session_state.get(key) == i18n.relabel(raw):                # _language.relabel_link's first guess
-            st.session_state[key] = shown_raw
-        return False
+    if i18n.relabel(raw, labels) in labels:          # a link made in another language: the widget reads it so
+        return False                                  # (runtime/link_values.py)
     raw = raw if len(raw) <= SHOWN_MAX else raw[:SHOWN_MAX] + "…"
     st.info(_("The link asked for {what} “{asked}”, which is not on this page now; showing “{shown}”.").format(
         what=what, asked=md(raw), shown=md(shown)))
@@ -111,9 +109,8 @@ def named_anew(key: str, labels) -> None:
 
 
 def as_option(key: str, options, labels) -> None:
-    """Before a bound widget whose options are internal values shown as `labels` (format_func; same order): a link
-    made in another language had its label put into session state in this language (_language.relabel_link), but
-    the widget's value is an option, so turn that label into its option."""
+    """Before a bound widget whose options are internal values shown as `labels` (format_func; same order): a
+    label held in session state (the browser may hand one back) is turned into its option."""
     picked = st.session_state.get(key)
     labels = list(labels)
     if isinstance(picked, str) and picked in labels:

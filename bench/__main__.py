@@ -21,6 +21,9 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="fewer repeats and sizes (a short run)")
     p.add_argument("--only", nargs="*", default=None, help="only these benchmark modules")
     args = p.parse_args(argv)
+    unknown = sorted(set(args.only or ()) - set(modules()))
+    if unknown:
+        p.error(f"no benchmark module named {', '.join(unknown)}; the modules are: {', '.join(modules())}")
     figures: dict = {"machine": platform.machine(), "python": platform.python_version()}
     for name in modules():
         if args.only and name not in args.only:

@@ -3,7 +3,7 @@ Streamlit's websocket protocol, added level by level (serve/ramp.py), then a rep
 
 first_view_cold_s: a headless Chromium's first navigation to the explorer (fresh context, nothing cached) on a
 class that has just started and answers its health check, until the first figure is drawn (on a class's server
-an inline image: app_pages/_first_view.py); `first_view_interactive_s` until the first interactive chart is;
+an inline image: runtime/first_view.py); `first_view_interactive_s` until the first interactive chart is;
 `_unwarmed` the same on a replica started without the warm-up; `first_view_run_received_s` when the browser had
 the whole first run (the server's part); `first_view_title_s` when the page's title was drawn (what a student
 sees first). In the same minutes, on the same machine: `first_view_streamlit_baseline_s` a Streamlit page holding
@@ -17,27 +17,34 @@ balancer, the lecturer asking through the store. One question answered within 10
 in: `class_answers_lost_on_failover` (acknowledged answers the store no longer holds); a third with the store
 (Redis) killed with SIGKILL 4 s in, down 2 s (picks then are refused on screen and sent again), and restarted:
 `class_store_restart_lost`. ATTENTION_LAB_CLASS_BENCH=answers
-runs only this part (a class of its own)."""
+runs only this part (a class of its own).
+
+Throughout the ramp, DOWNLOADERS more students on the explorer's Downloads tab click a download every few seconds
+and fetch the file through the balancer at once (serve/download_load.py), stopped before the replica is killed:
+`class_downloads` clicks, `class_downloads_lost` whose file could not be fetched (must be 0: Streamlit's sweep after
+other sessions' runs deleted such files, runtime/downloads.py keeps them for their browsers)."""
 import os
 import signal
 import tempfile
 import time
 from pathlib import Path
 
-from app_pages import _first_view
 from app_pages._class_store import open_store
+from runtime import first_view
 from serve import class_load, local, ramp, replicas
 from serve import store as redis_server
+from serve.download_load import Downloaders
 
 LEVELS, HOLD_S = (10, 25, 50, 75, 100), 40
 REPLICAS = int(os.environ.get("ATTENTION_LAB_CLASS_REPLICAS", local.default_replicas()))   # two per core
 QUICK_LEVELS, QUICK_HOLD_S = (5, 10), 20
 ANSWER_STUDENTS, QUICK_ANSWER_STUDENTS = 100, 30
+DOWNLOADERS = 4                   # students clicking downloads during the ramp, beside its students
 ANSWER_WINDOW_S = 10              # every student answers within 10 s of the question
 FAULT_AT_S = 4                    # a replica (then the store) killed this long after the question is asked
 STORE_DOWN_S = 2                  # how long the killed store stays down before `serve restart store`
 CHART = '[data-testid="stPlotlyChart"] .main-svg'
-FIGURE = f"img.{_first_view.IMAGE_CLASS}, {CHART}"      # an image of the light first view, or a chart
+FIGURE = f"img.{first_view.IMAGE_CLASS}, {CHART}"      # an image of the light first view, or a chart
 
 
 def _free_block(n: int) -> int:
@@ -117,7 +124,7 @@ def first_view_s(browser, url: str, server_pids=(), path: str = "/explorer", tit
 def _baseline(browser, tmp: Path) -> dict:
     """The same measure on a Streamlit page holding only a title, and on one holding one two-point Plotly chart:
     what Streamlit's frontend, then plotly.js, cost this machine now, whatever the app does."""
-    from tests.browser.server import streamlit_server
+    from harness.server import streamlit_server
     out = {}
     pages = {"streamlit": ("import streamlit as st\nst.title('Attention Lab')\n", True, None),
              "plotly": ("import plotly.graph_objects as go\nimport streamlit as st\n"
@@ -199,7 +206,7 @@ def run(quick: bool = False) -> dict:
         return _answers_only(quick)
     from playwright.sync_api import sync_playwright
 
-    from tests.browser.server import launch
+    from harness.server import launch
     tmp = Path(tempfile.mkdtemp(prefix="classroom-"))
     out: dict = {}
     with sync_playwright() as pw:
@@ -226,18 +233,30 @@ def run(quick: bool = False) -> dict:
             return {r.name: r.pid for r in local.load(state.dir).replicas}
 
         def kill_one():
+            downloaders.stop()                          # a download cut by the kill is not one the server lost
             r = local.load(state.dir).replica("r1")
             os.kill(r.pid, signal.SIGKILL)
             return r.name
 
-        r = ramp.run(state.url, pids, levels=QUICK_LEVELS if quick else LEVELS,
-                     hold_s=QUICK_HOLD_S if quick else HOLD_S, fault=kill_one, fault_hold_s=15)
+        downloaders = Downloaders(state.url, n=DOWNLOADERS).start()
+        try:
+            r = ramp.run(state.url, pids, levels=QUICK_LEVELS if quick else LEVELS,
+                         hold_s=QUICK_HOLD_S if quick else HOLD_S, fault=kill_one, fault_hold_s=15)
+        finally:
+            downloaders.stop()
+        downloads = downloaders.figures()
         local.restart("r1", state.dir)                  # the ramp killed it: the class is whole again
         out.update(answers(state, QUICK_ANSWER_STUDENTS if quick else ANSWER_STUDENTS))
     finally:
         local.down(state.dir)
+    out.update(_ramp_figures(r, downloads))
+    return out
+
+
+def _ramp_figures(r: dict, downloads: dict) -> dict:
+    """The bench's class_* keys from serve.ramp.run's figures and the downloaders' tally."""
     cpu_ms = r["server_cpu_ms_per_rerun"]
-    out.update({
+    out = {
         "class_replicas": REPLICAS, "class_sessions": r["sessions"], "class_rerun_p50_ms": r["rerun_p50_ms"],
         "class_rerun_p95_ms": r["rerun_p95_ms"], "class_rerun_p99_ms": r["rerun_p99_ms"],
         "class_reruns": r["reruns"], "class_open_p95_ms": r["open_p95_ms"],
@@ -245,14 +264,17 @@ def run(quick: bool = False) -> dict:
         "class_mb_per_session": r["mb_per_session"], "class_replica_rss_mb_max": max(r["rss_mb"].values(), default=0),
         "class_sessions_at_p95_2s": r["sessions_at_p95_target"], "class_failover_s": r["failover_s"],
         "class_fault_errors_on_others": len(r["fault_errors_on_others"] or []),
+        "class_downloads": downloads["clicks"], "class_downloads_lost": downloads["lost"],
         "class_cpu_ms_per_rerun": cpu_ms,
         # a fully used core, students rerunning every 20 s on average (10-30 s): 20 s of reruns per student-period
         "class_sessions_per_core_cpu_bound": 20_000 / cpu_ms if cpu_ms else None,
         "class_client_cpu_s": r["client_cpu_s"],
-        "class_load_average_1m": os.getloadavg()[0]})
+        "class_load_average_1m": os.getloadavg()[0]}
     for row in r["levels"]:
         out[f"class_rerun_p95_ms_n{row['sessions']}"] = row["p95_ms"]
         out[f"class_cpu_ms_per_rerun_n{row['sessions']}"] = row["server_cpu_ms_per_rerun"]
     if r["error_examples"] or r["crosstalk_examples"]:
         out["class_problem_examples"] = " | ".join(r["error_examples"] + r["crosstalk_examples"])
+    if downloads["examples"]:
+        out["class_download_problem_examples"] = " | ".join(downloads["examples"])
     return out

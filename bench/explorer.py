@@ -1,7 +1,7 @@
 """Explorer figures: a rerun of the explorer page itself (AppTest, its run not cached) at 128 tokens,
-capture overhead (capture ÷ fast forward, interleaved, CPU time on one thread), the grid's bytes against
-BertViz's model view for the same random 12 × 12 tensor, and the grid's draw time in headless Chromium
-(navigation to the image decoded)."""
+capture overhead (capture ÷ fast forward, interleaved, CPU time on one thread), the grid's bytes against the
+JSON of the same random 12 × 12 tensor (every weight as a number, what a page sending the raw weights sends), and
+the grid's draw time in headless Chromium (navigation to the image decoded)."""
 import json
 import os
 import statistics
@@ -58,6 +58,17 @@ def text_of(tok: WordTokenizer, n: int, rule: str) -> str:
     return " ".join(words[:lo])
 
 
+def _explorer_script():
+    from app_pages.views.explorer import render
+    render()
+
+
+def explorer_page(timeout: float = 300):
+    """AppTest of the explorer page on its own: app_pages/views/explorer.py's render(), no app shell around it."""
+    from streamlit.testing.v1 import AppTest
+    return AppTest.from_function(_explorer_script, default_timeout=timeout)
+
+
 def refresh(repeats: int, name: str = DEFAULT, suffix: str = "") -> dict:
     """CPU time of one rerun of the explorer page (app_pages/views/explorer.py, its first tab open) on a text of 128
     tokens, the model run included: the page's cached run is cleared before each rerun. Threads as app.py sets
@@ -74,12 +85,10 @@ def refresh(repeats: int, name: str = DEFAULT, suffix: str = "") -> dict:
 def _refresh(repeats: int, name: str) -> dict:
     if name not in checkpoints.shipped():
         return {"explorer_refresh_ms_n128": None, "explorer_refresh_model": f"no {name} in assets/"}
-    from streamlit.testing.v1 import AppTest
-
     from app_pages import _runs
     model, meta = checkpoints.load(name)
     n = min(128, model.config.max_len)
-    at = AppTest.from_file(str(ROOT / "app_pages" / "explorer.py"), default_timeout=300)
+    at = explorer_page()
     at.session_state["text_model"] = name
     at.session_state["explorer_text"] = text_of(text_input.tokenizer_of(meta), n, text_input.rule_of(meta))
 
@@ -172,18 +181,9 @@ def random_weights(layers=12, heads=12, n=128, seed=0) -> np.ndarray:
 def payload(weights: np.ndarray) -> dict:
     fig, _ = grid.plot_grid(weights)
     ours = len(fig.to_json().encode())
-    out = {"grid_payload_bytes_12x12_n128": ours}
-    try:
-        from bertviz import model_view
-        tokens = [f"t{i}" for i in range(weights.shape[-1])]
-        att = [torch.from_numpy(weights[layer][None]) for layer in range(weights.shape[0])]
-        theirs = len(model_view(att, tokens, html_action="return").data.encode())
-        out["grid_payload_baseline"] = "bertviz model_view html"
-    except ImportError:
-        theirs = len(json.dumps(weights.tolist()).encode())
-        out["grid_payload_baseline"] = "json of all weights (bertviz not installed)"
-    out.update({"bertviz_model_view_bytes_12x12_n128": theirs, "grid_payload_ratio_12x12_n128": ours / theirs})
-    return out
+    raw = len(json.dumps(weights.tolist()).encode())
+    return {"grid_payload_bytes_12x12_n128": ours, "weights_json_bytes_12x12_n128": raw,
+            "grid_payload_ratio_12x12_n128": ours / raw}
 
 
 DECODED = """async (replot) => { const gd = document.querySelector('.js-plotly-plot'); const t = performance.now();

@@ -9,7 +9,7 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from bench import _timing
-from bench.explorer import DEFAULT, ROOT, text_of
+from bench.explorer import DEFAULT, explorer_page, text_of
 from model import checkpoints
 from model.data import text_input
 
@@ -27,12 +27,11 @@ def _clear():
 def reruns(repeats: int) -> dict:
     if DEFAULT not in checkpoints.shipped():
         return {"inside_model": f"no {DEFAULT} in assets/"}
-    from streamlit.testing.v1 import AppTest
     model, meta = checkpoints.load(DEFAULT)
     n = min(128, model.config.max_len)
     out = {"inside_model": DEFAULT, "inside_tokens": n}
     for key, tab in TABS.items():
-        at = AppTest.from_file(str(ROOT / "app_pages" / "explorer.py"), default_timeout=300)
+        at = explorer_page()
         at.session_state["text_model"] = DEFAULT
         at.session_state["explorer_text"] = text_of(text_input.tokenizer_of(meta), n, text_input.rule_of(meta))
         at.session_state["explorer_tab"] = tab

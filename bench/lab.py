@@ -12,21 +12,20 @@ import torch
 from threadpoolctl import threadpool_limits
 
 from bench._timing import wall_ms
-from bench.explorer import DEFAULT, ROOT, text_of
-from model import checkpoints, jobs
+from bench.explorer import DEFAULT, ROOT, explorer_page, text_of
+from model import checkpoints
 from model.data import text_input
 from model.lab import lessons
+from runtime import job_queue
 
 START_TIMEOUT_S = 300        # the child's first progress line (torch's import on a busy machine)
 
 
 def _explorer_rerun():
     """A function that reruns the explorer page once, its model run not cached."""
-    from streamlit.testing.v1 import AppTest
-
     from app_pages import _runs
     model, meta = checkpoints.load(DEFAULT)
-    at = AppTest.from_file(str(ROOT / "app_pages" / "explorer.py"), default_timeout=300)
+    at = explorer_page()
     at.session_state["text_model"] = DEFAULT
     at.session_state["explorer_text"] = text_of(text_input.tokenizer_of(meta), min(128, model.config.max_len),
                                                 text_input.rule_of(meta))
@@ -51,14 +50,14 @@ def run(quick: bool) -> dict:
             once = _explorer_rerun()
             idle = [wall_ms(once, 1) for _ in range(repeats)]
             lesson = lessons.LESSONS["induction"]
-            job = jobs.QUEUE.submit(command(lesson, lesson.defaults, Path(tmp), resume=False), owner="bench:lab",
+            job = job_queue.QUEUE.submit(command(lesson, lesson.defaults, Path(tmp), resume=False), owner="bench:lab",
                                     what="lab", cwd=ROOT)
             try:
                 deadline = time.monotonic() + START_TIMEOUT_S
                 while not any(r.get("event") == "progress" for r in job.rows) and not job.finished \
                         and time.monotonic() < deadline:
                     job.wait(1)
-                if job.state != jobs.RUNNING:
+                if job.state != job_queue.RUNNING:
                     return {"lab_other_session_rerun_ratio": None, "lab_error": job.error or "the lesson did not start"}
                 busy = [wall_ms(once, 1) for _ in range(repeats)]
                 speed = [r["tokens_per_s"] for r in job.rows if r.get("event") == "progress"]

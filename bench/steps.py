@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from bench._timing import wall_ms
-from model import checkpoints
+from model import checkpoints, kinds
 from model.analysis import steps
 from model.data import bpe, text_input
 from model.engine.config import ModelConfig
@@ -20,7 +20,7 @@ def _text_models() -> list[str]:
     out = []
     for name in checkpoints.shipped():
         meta = checkpoints.read_meta(name)
-        if meta.get("modality", "text") == "text" and meta["config"].get("kind") in ("encoder", "decoder"):
+        if meta.get("modality", "text") == "text" and meta["kind"] in kinds.TEXT_SELF_ATTENTION:
             out.append(name)
     return out
 

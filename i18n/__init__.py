@@ -1,6 +1,7 @@
-"""The interface language: gettext message catalogues, one per part of the app
-(locales/<lang>/LC_MESSAGES/<domain>.po, edited as .po files and compiled in memory with Babel), and the
-language of the running session. Pure Python: model/, viz/ and app_pages/ all import it.
+"""The interface language: one gettext message catalogue per language (locales/<lang>/LC_MESSAGES/messages.po,
+compiled to the messages.mo beside it, which is what the app reads; `python -m i18n.catalogues` keeps both in step
+with the source through Babel's pybabel), and the language of the running session. Pure Python (the standard
+library's gettext reads the compiled file): model/, viz/ and app_pages/ all import it.
 
     from i18n import _, N_
     _("Layer")            # the current language's translation of "Layer" (English when none)
@@ -11,13 +12,13 @@ is a context variable set with `set_language`."""
 import contextvars
 import functools
 import gettext
-import io
 from collections.abc import Callable
 from pathlib import Path
 
 LANGUAGES = {"en": "English", "zh": "中文"}      # code -> its own name, as the switch shows it
 DEFAULT = "en"                                    # the language the source strings are written in
 LOCALES = Path(__file__).resolve().parents[1] / "locales"
+DOMAIN = "messages"                               # the one gettext domain: locales/<lang>/LC_MESSAGES/messages.*
 
 _language = contextvars.ContextVar("language", default=DEFAULT)
 _source: list[Callable[[], str]] = [_language.get]
@@ -43,21 +44,12 @@ def language() -> str:
 
 @functools.cache
 def catalogue(code: str) -> gettext.NullTranslations:
-    """Every domain's messages for a language, merged; English (the source language) translates nothing.
-    Fuzzy entries (a translation not yet checked) are left out, as gettext's msgfmt does."""
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-    from babel.support import Translations
-    merged = None
-    for po in sorted((LOCALES / code / "LC_MESSAGES").glob("*.po")) if code != DEFAULT else ():
-        with po.open("rb") as f:
-            messages = read_po(f, locale=code, domain=po.stem)
-        buf = io.BytesIO()
-        write_mo(buf, messages)
-        buf.seek(0)
-        part = Translations(buf, domain=po.stem)
-        merged = part if merged is None else merged.merge(part)
-    return merged or gettext.NullTranslations()
+    """A language's compiled messages (locales/<code>/LC_MESSAGES/messages.mo); English, the source language,
+    translates nothing. The compiled file leaves out fuzzy entries (a translation not yet checked), as msgfmt does."""
+    if code == DEFAULT:
+        return gettext.NullTranslations()
+    with (LOCALES / code / "LC_MESSAGES" / f"{DOMAIN}.mo").open("rb") as f:
+        return gettext.GNUTranslations(f)
 
 
 @functools.cache

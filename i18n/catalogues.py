@@ -1,123 +1,97 @@
-"""Keep the message catalogues in step with the source, with Babel's own extractor and updater.
+"""The message catalogues kept in step with the source by Babel's pybabel, its options in one place.
 
-    python -m i18n.catalogues update     # add new messages (empty) to each file's catalogue, drop gone ones
-    python -m i18n.catalogues missing    # list messages with no translation yet; exit 1 if any
+    python -m i18n.catalogues update     # extract, then merge into each language's messages.po, then compile
+    python -m i18n.catalogues compile    # after translating: each messages.po -> messages.mo, what the app reads
+    python -m i18n.catalogues missing    # messages with no translation yet (or only a fuzzy one); exit 1 if any
+    python -m i18n.catalogues extract    # only the template, locales/messages.pot
 
-One catalogue (gettext domain) per source file that has messages, named after its module
-(app_pages/views/masks.py -> locales/zh/LC_MESSAGES/app_pages.views.masks.po), so each file's strings and
-their translations sit side by side. Data files the app shows text from have their own extractor (METHODS): the
-lecture plan's sections, titles and notes (assets/lecture_plan.json -> assets.lecture_plan.po)."""
-import json
+One gettext domain, "messages": locales/messages.pot (the template) and locales/<lang>/LC_MESSAGES/messages.po
+(the translations; a message gone from the source is dropped, a new one comes in empty). What is extracted is
+babel.cfg's: the app's Python packages (_ and N_ calls) and the lecture plan (i18n.extractors). The compiled .mo
+files are committed, and tests/unit/test_catalogues.py checks each is the compile of its .po. A new language:
+`pybabel init -i locales/messages.pot -d locales -l <code>`, then an entry in i18n.LANGUAGES."""
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_file
-from babel.messages.pofile import read_po, write_po
+from babel.messages.pofile import read_po
 
-from i18n import DEFAULT, LANGUAGES, LOCALES
+from i18n import DEFAULT, DOMAIN, LOCALES
 
 ROOT = LOCALES.parent
-SOURCES = ["app.py", "app_pages", "viz", "model", "i18n", "assets/lecture_plan.json"]
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None}
-PLAYLIST_FIELDS = ("section", "title", "note")      # what the lecture page shows of each view
+WIDTH = "120"                      # the source's line length, so a message wraps as little in the catalogues
+EXTRACT = ["extract", "-F", "babel.cfg", "-k", "N_", "--project", "Attention Lab", "-w", WIDTH]
+UPDATE = ["update", "-D", DOMAIN, "--no-fuzzy-matching", "--ignore-obsolete", "--ignore-pot-creation-date",
+          "-w", WIDTH]
 
 
-def domain_of(path: Path) -> str:
-    """app_pages/views/masks.py -> "app_pages.views.masks"; assets/lecture_plan.json -> "assets.lecture_plan"."""
-    return ".".join(path.relative_to(ROOT).with_suffix("").parts)
+def pybabel(*args: str, root: Path = ROOT, strict: bool = True):
+    """Run `pybabel args…` in `root` (babel.cfg's paths and the catalogues' locations start there), with this
+    project importable for babel.cfg's own extractors; raises CalledProcessError where pybabel fails. strict=False:
+    the complaints of compile's checks are printed but not counted as a failure (pybabel's exit status counts them)."""
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    run = "from babel.messages.frontend import main; " + ("raise SystemExit(main())" if strict else "main()")
+    subprocess.run([sys.executable, "-c", run, "-q", *args], cwd=root, check=True,
+                   env={**os.environ, "PYTHONPATH": path})
 
 
-def extract_playlist(fileobj, keywords, comment_tags, options):
-    """Babel extractor for a playlist file (the lecture plan, app_pages/_playlist.py's format): each view's
-    section, title and note, with the line that holds it and a comment naming the view and the field."""
-    text = fileobj.read().decode(options.get("encoding", "utf-8"))
-    lines, at = text.splitlines(), 0
-    for i, view in enumerate(json.loads(text).get("views", []), 1):
-        for field in PLAYLIST_FIELDS:
-            value = view.get(field) if isinstance(view, dict) else None
-            if not isinstance(value, str) or not value.strip():
-                continue
-            quoted = f'"{field}": {json.dumps(value, ensure_ascii=False)}'
-            at = next((n for n in range(at, len(lines)) if quoted in lines[n]), at)   # as json.dump wrote it
-            yield at + 1, None, value, [f"view {i}: {field}"]
+def extract(root: Path = ROOT, output: Path | None = None):
+    """The source's messages -> a template (default: locales/messages.pot)."""
+    pybabel(*EXTRACT, "-o", str(output or root / "locales" / f"{DOMAIN}.pot"), ".", root=root)
 
 
-METHODS = {".py": "python", ".json": extract_playlist}    # by suffix; a .json source is a playlist file
+def template(root: Path = ROOT) -> Catalog:
+    """The messages the source holds now, freshly extracted (the committed template may lag behind)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pot = Path(tmp) / f"{DOMAIN}.pot"
+        extract(root, pot)
+        with pot.open("rb") as f:
+            return read_po(f)
 
 
-def source_files() -> list[Path]:
-    files = []
-    for name in SOURCES:
-        p = ROOT / name
-        files += [p] if p.is_file() else sorted(p.rglob("*.py"))
-    return files
-
-
-def extract(path: Path) -> list[tuple[str | tuple[str, str], int]]:
-    """(message, line) for each translatable string in one file; a plural is a (singular, plural) pair."""
-    return [(m, line) for line, m, _comments, _context in
-            extract_from_file(METHODS[path.suffix], str(path), keywords=KEYWORDS, options={"encoding": "utf-8"})]
-
-
-def templates() -> dict[str, Catalog]:
-    """domain -> a template catalogue of that file's messages (files without any are left out)."""
-    out = {}
-    for path in source_files():
-        messages = extract(path)
-        if not messages:
-            continue
-        template = Catalog(domain=domain_of(path))
-        for message, line in messages:
-            template.add(message, locations=[(str(path.relative_to(ROOT)), line)])
-        out[domain_of(path)] = template
-    return out
-
-
-def po_path(code: str, domain: str) -> Path:
-    return LOCALES / code / "LC_MESSAGES" / f"{domain}.po"
-
-
-def read(code: str, domain: str) -> Catalog | None:
-    path = po_path(code, domain)
+def read(code: str, root: Path = ROOT) -> Catalog | None:
+    """A language's catalogue (messages.po), or None where it has none."""
+    path = root / "locales" / code / "LC_MESSAGES" / f"{DOMAIN}.po"
     if not path.is_file():
         return None
     with path.open("rb") as f:
-        return read_po(f, locale=code, domain=domain)
+        return read_po(f, locale=code, domain=DOMAIN)
 
 
-def update():
-    """Bring every language's catalogues in line with the source (Babel's Catalog.update keeps translations)."""
-    for code in LANGUAGES:
-        if code == DEFAULT:
-            continue
-        wanted = templates()
-        for domain, template in wanted.items():
-            catalog = read(code, domain) or Catalog(locale=code, domain=domain)
-            catalog.update(template, no_fuzzy_matching=True)
-            catalog.obsolete.clear()
-            path = po_path(code, domain)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("wb") as f:
-                write_po(f, catalog, width=120, omit_header=False, sort_output=False, include_previous=False)
-        for stale in (LOCALES / code / "LC_MESSAGES").glob("*.po"):
-            if stale.stem not in wanted:
-                stale.unlink()
+def compile_mo(root: Path = ROOT):
+    """Each language's messages.po -> messages.mo; fuzzy entries are left out. pybabel's %-format check prints its
+    complaints (it reads "95% interval" as a %i placeholder) without failing the command: the messages are filled
+    with {} and str.format, whose placeholders tests/unit/test_catalogues.py checks."""
+    pybabel("compile", "-D", DOMAIN, "-d", "locales", root=root, strict=False)
 
 
-def missing(code: str = "zh") -> list[tuple[str, str]]:
-    """(domain, message) for each source message with no (or only a fuzzy) translation in `code`."""
+def update(root: Path = ROOT):
+    """Extract the template, bring every language's catalogue in line with it (Babel keeps the translations of
+    messages still in the source), and compile."""
+    extract(root)
+    pybabel(*UPDATE, "-i", str(Path("locales") / f"{DOMAIN}.pot"), "-d", "locales", root=root)
+    compile_mo(root)
+
+
+def missing(code: str = "zh", root: Path = ROOT) -> list[tuple[str, str]]:
+    """(where, message) for each message of the source with no translation in `code`, or only a fuzzy one;
+    where is the first place the source uses it ("app_pages/_pages.py:12"), message a plural's singular."""
+    if code == DEFAULT:
+        return []
+    catalog = read(code, root)
     out = []
-    for domain, template in templates().items():
-        catalog = read(code, domain)
-        for message in template:
-            if not message.id:
-                continue
-            have = catalog.get(message.id) if catalog else None
-            strings = have.string if have else None
-            done = have is not None and not have.fuzzy and all(strings if isinstance(strings, tuple) else [strings])
-            if not done:
-                out.append((domain, message.id if isinstance(message.id, str) else message.id[0]))
+    for message in template(root):
+        if not message.id:
+            continue
+        have = catalog.get(message.id) if catalog else None
+        strings = have.string if have else None
+        done = have is not None and not have.fuzzy and all(strings if isinstance(strings, tuple) else [strings])
+        if not done:
+            where = ":".join(map(str, message.locations[0])) if message.locations else ""
+            out.append((where, message.id if isinstance(message.id, str) else message.id[0]))
     return out
 
 
@@ -125,10 +99,14 @@ if __name__ == "__main__":
     command = sys.argv[1] if len(sys.argv) > 1 else "missing"
     if command == "update":
         update()
+    elif command == "compile":
+        compile_mo()
+    elif command == "extract":
+        extract()
     elif command == "missing":
         gaps = missing(sys.argv[2] if len(sys.argv) > 2 else "zh")
-        for domain, message in gaps:
-            print(f"{domain}: {message}")
+        for where, message in gaps:
+            print(f"{where}: {message}")
         print(f"{len(gaps)} message(s) without a translation", file=sys.stderr)
         sys.exit(1 if gaps else 0)
     else:

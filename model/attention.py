@@ -5,12 +5,10 @@ stderr, exit status 2."""
 import json
 import sys
 
-from model import checkpoints
+from model import checkpoints, handle, kinds
 from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
-from model.data import text_input
-from model.tasks.attention_run import run_text
-from model.tokenize import text_models
+from model.tokens import text_models
 
 MAX_CHARS = 20_000
 
@@ -18,7 +16,7 @@ MAX_CHARS = 20_000
 def single_text_models() -> list[str]:
     """Shipped text models that read one text alone (an encoder or a decoder; not a translator)."""
     return [name for name in text_models()
-            if checkpoints.read_meta(name)["config"].get("kind") in ("encoder", "decoder")]
+            if checkpoints.read_meta(name)["kind"] in kinds.TEXT_SELF_ATTENTION]
 
 
 def main(argv=None):
@@ -33,8 +31,7 @@ def main(argv=None):
     if args.model not in models:
         fail(f"no text model {args.model!r} that reads one text; choose from {', '.join(models)}")
     try:
-        model, meta = checkpoints.load(args.model)
-        run = run_text(model, text_input.tokenizer_of(meta), args.text, text_input.rule_of(meta), logits=False)
+        run = handle.load(args.model).run(args.text, logits=False)
     except (CheckpointError, ValueError) as e:
         fail(e)
     for notice in run.notices:

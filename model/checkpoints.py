@@ -16,8 +16,9 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 from torch.overrides import TorchFunctionMode
 
-from model import pretrained
+from model import kinds, pretrained
 from model.data import packaged
+from model.engine.cache_sizes import ASSET_FOLDERS
 from model.engine.config import check_sizes
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -43,12 +44,13 @@ def _fail(name: str, path: Path, why: str):
 
 def save(name: str, model: torch.nn.Module, meta: dict, assets: Path | None = None) -> Path:
     """Write <name>.safetensors and <name>.json. meta must hold "arch" ("module:Class") and
-    "config"; the rest (tokenizer, recipe, metrics) is kept as given."""
+    "config"; the rest (tokenizer, recipe, metrics) is kept as given. meta["kind"] is the model's own
+    (model.kinds.of_model) unless meta gives one."""
     assets = Path(assets or ASSETS)
     assets.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
     save_file(state, str(assets / f"{name}.safetensors"))
-    meta = {"name": name, "retrain": retrain_hint(name), **meta}
+    meta = {"name": name, "retrain": retrain_hint(name), "kind": meta.get("kind") or kinds.of_model(model), **meta}
     (assets / f"{name}.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
     return assets / f"{name}.json"
 
@@ -73,7 +75,8 @@ def json_depth_exceeds(text: str, limit: int) -> bool:
 
 def read_meta(name: str, assets: Path | None = None) -> dict:
     """The parsed assets/<name>.json, checked: at most MAX_META_BYTES, nested at most MAX_JSON_DEPTH deep, an
-    object with "arch" (a string) and "config" (an object whose sizes are within SIZE_LIMITS)."""
+    object with "arch" (a string), "kind" (one of model.kinds.KINDS) and "config" (an object whose sizes are
+    within SIZE_LIMITS)."""
     path = _path(name, assets, ".json")
     if not path.is_file():
         _fail(name, path, "file is missing")
@@ -92,6 +95,8 @@ def read_meta(name: str, assets: Path | None = None) -> dict:
         _fail(name, path, f"not valid JSON ({e})")
     if not isinstance(meta, dict) or not isinstance(meta.get("arch"), str) or not isinstance(meta.get("config"), dict):
         _fail(name, path, "lacks the 'arch' (text) and 'config' (object) entries")
+    if kinds.problem(meta):
+        _fail(name, path, kinds.problem(meta))
     try:
         check_sizes(meta["config"])
     except ValueError as e:
@@ -205,7 +210,7 @@ def load(name: str, assets: Path | None = None, device="cpu") -> tuple[torch.nn.
     return model.to(device).eval(), meta
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=ASSET_FOLDERS)
 def _packaged_in(folder: str, stamps: tuple) -> dict[str, str]:
     """{model name: its package} for the JSON files of `folder` that name package weights (stamps: the files'
     names and modification times, so that a changed file is read again)."""

@@ -12,13 +12,12 @@ import numpy as np
 import torch
 
 from labels import head_label
-from model import checkpoints
+from model import checkpoints, handle
 from model.analysis import head_roles
 from model.attention import single_text_models
 from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
 from model.data import real_text, text_input
-from model.tasks.attention_run import run_text
 
 DEFAULT_PASSAGES = 200
 MAX_PASSAGES = 2000
@@ -73,11 +72,10 @@ def weights_sha256(name: str, meta: dict) -> str:
 @torch.inference_mode()
 def measure(name: str, n: int = DEFAULT_PASSAGES) -> tuple[head_roles.HeadRoles, dict]:
     """(the measurement, its provenance) of a shipped text model on n held-out passages."""
-    model, meta = checkpoints.load(name)
-    tokenizer, rule = text_input.tokenizer_of(meta), text_input.rule_of(meta)
-    limit = min(MAX_TOKENS, model.config.max_len)
-    texts = passages(tokenizer, rule, n, limit)
-    runs = ((r.weights, r.tokens) for r in (run_text(model, tokenizer, t, rule, logits=False) for t in texts))
+    h = handle.load(name)
+    limit = min(MAX_TOKENS, h.model.config.max_len)
+    texts = passages(h.tokenizer, h.text_rule, n, limit)
+    runs = ((r.weights, r.tokens) for r in (h.run(t, logits=False) for t in texts))
     result = head_roles.measure(runs)
     english = sum(d.lang == "en" for d in real_text.load().heldout)
     about = {"model": name, "method": "Clark et al. 2019, What does BERT look at? (model/analysis/head_roles.py)",
@@ -86,7 +84,7 @@ def measure(name: str, n: int = DEFAULT_PASSAGES) -> tuple[head_roles.HeadRoles,
                         "selection": f"the held-out English documents shuffled with seed {SEED}; the first "
                                      f"{len(texts)} of at least {MIN_WORDS} words, each cut at a word boundary to "
                                      f"fit {limit} tokens with its special tokens"},
-             "max_tokens": limit, "weights_sha256": weights_sha256(name, meta)}
+             "max_tokens": limit, "weights_sha256": weights_sha256(name, h.meta)}
     return result, about
 
 

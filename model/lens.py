@@ -8,11 +8,10 @@ import json
 import sys
 
 from labels import layer_label
-from model import checkpoints
+from model import checkpoints, handle
 from model.analysis import logit_lens
 from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
-from model.data import text_input
 
 DEFAULT_MODEL = "general_gpt"
 EMBEDDINGS = "embeddings"          # the first row's name (the page translates it)
@@ -20,7 +19,7 @@ EMBEDDINGS = "embeddings"          # the first row's name (the page translates i
 
 def is_decoder(meta: dict) -> bool:
     """Whether a model's meta describes a text decoder (next-token LM read with [BOS] first)."""
-    return meta["config"].get("kind") == "decoder" and meta.get("text_input") == "bos"
+    return meta["kind"] == "decoder" and meta.get("text_input") == "bos"
 
 
 def decoders(assets=None) -> list[str]:
@@ -55,12 +54,12 @@ def main(argv=None):
         if not is_decoder(checkpoints.read_meta(args.model)):
             fail(f"{args.model} is not a decoder; the logit lens reads a decoder's next-token predictions. "
                  f"Decoders: {accepted}")
-        model, meta = checkpoints.load(args.model)
+        h = handle.load(args.model)
     except CheckpointError as e:
         fail(e)
-    tokenizer = text_input.tokenizer_of(meta)
+    tokenizer = h.tokenizer
     try:
-        lens = logit_lens.read_text(model, tokenizer, args.prompt, text_input.rule_of(meta))
+        lens = logit_lens.read_text(h.model, tokenizer, args.prompt, h.text_rule)
     except logit_lens.LensError as e:
         fail(e)
     out = as_json(args.model, lens, tokenizer)

@@ -4,10 +4,9 @@ model/tasks/sentence_embedding.py). Every error is one line on stderr, exit stat
 import json
 import sys
 
-from model import checkpoints
+from model import checkpoints, handle
 from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
-from model.data import text_input
 from model.tasks.sentence_embedding import pool
 
 MAX_SENTENCES = 32
@@ -31,8 +30,8 @@ def main(argv=None):
     if len(args.sentences) > MAX_SENTENCES or any(len(s) > MAX_CHARS for s in args.sentences):
         fail(f"give at most {MAX_SENTENCES} sentences of at most {MAX_CHARS} characters each")
     try:
-        model, meta = checkpoints.load(args.model)
-        out = pool(model, text_input.tokenizer_of(meta), args.sentences, text_input.rule_of(meta))
+        h = handle.load(args.model)
+        out = pool(h.model, h.tokenizer, args.sentences, h.text_rule)
     except (CheckpointError, ValueError) as e:
         fail(e)
     sim = [[round(float(x), 6) for x in row] for row in out.similarity]

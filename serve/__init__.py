@@ -11,5 +11,5 @@ cluster (Dockerfile, deploy/k8s/); a load test that speaks Streamlit's websocket
   store.py      the class's answer store beside the replicas: Debian's redis-server, append-only, fsync always
   class_load.py a class answering on the wire: students on the class page, acknowledgements, lost answers
 
-Imports the app's protobufs (streamlit.proto), websockets and redis, and the app's plain-Python pieces it serves
-(app_pages._first_view's setting, app_pages._class_store); never the app's pages or the model."""
+Imports the app's protobufs (streamlit.proto), websockets and redis, the app's runtime settings it sets on replicas
+(runtime.first_view.LIGHT_ENV) and the class store (app_pages._class_store); never the app's pages or the model."""

@@ -9,7 +9,8 @@ from pathlib import Path
 from serve import local, replicas
 
 
-def main(argv=None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The subcommands and their options."""
     p = argparse.ArgumentParser(prog="python -m serve", description=__doc__)
     p.add_argument("--state", type=Path, default=local.STATE_DIR, help="folder of the state file and logs")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -38,7 +39,11 @@ def main(argv=None) -> int:
     w = sub.add_parser("warm", help="wait for one replica's health, then open the warm-up pages (exit 0 when done)")
     w.add_argument("--url", default="http://127.0.0.1:8501")
     w.add_argument("--timeout", type=float, default=100, help="seconds to wait for its health")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
     try:
         if args.cmd == "warm":
             replicas.wait_healthy(args.url, timeout=args.timeout)

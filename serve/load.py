@@ -145,7 +145,7 @@ class Student:
 
     def _interactive(self, session, opened) -> bool:
         """When the view just opened (its messages) asks for its timed rerun (the interactive charts after a
-        class's light first view, app_pages/_first_view.py), wait and rerun, as the browser does. False: the socket
+        class's light first view, runtime/first_view.py), wait and rerun, as the browser does. False: the socket
         closed."""
         wait = wire.auto_rerun_s(opened or [])
         if wait is None:

@@ -25,7 +25,7 @@ HOST = "127.0.0.1"
 def default_replicas() -> int:
     """Two replicas per core, at most 8: one Python process serves its sessions one rerun at a time (the GIL), and
     on this 2-core machine 4 replicas held 100 students at a third of 2 replicas' p95, and a killed replica's
-    students got their views back in 10 s instead of 45 (README, Serving a class)."""
+    students got their views back in 10 s instead of 45 (docs/class-setup.md)."""
     return min(8, 2 * (os.cpu_count() or 1))
 
 

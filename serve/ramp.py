@@ -62,6 +62,43 @@ def warm_up(url: str, n: int = 2, seconds: float = 6, seed: int = 0) -> Tally:
     return tally
 
 
+def _hold_level(tally: Tally, students: list[Student], level: int, pids, t0: float, hold_s: float) -> dict:
+    """Hold the class at its current size for hold_s seconds; the level's row: rerun latencies, errors, memory,
+    sessions per replica and the servers' CPU time per rerun."""
+    t_a, cpu_a = time.perf_counter() - t0, _cpu_s(pids())
+    time.sleep(hold_s)
+    t_b, cpu_b = time.perf_counter() - t0, _cpu_s(pids())
+    lat = _latencies(tally, t_a, t_b)
+    all_runs = _latencies(tally, t_a, t_b, kinds=("open", "interactive", "text", "head", "reconnect"))
+    rss = _rss(pids())
+    per_replica = {}
+    for s in students:
+        per_replica[s.replica] = per_replica.get(s.replica, 0) + 1
+    return {"sessions": level, "reruns": len(lat), "p50_ms": percentile(lat, 50),
+            "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99), "errors": len(tally.errors),
+            "crosstalk": len(tally.crosstalk), "rss_mb": rss, "sessions_per_replica": per_replica,
+            "server_cpu_ms_per_rerun": (cpu_b - cpu_a) * 1e3 / len(all_runs) if all_runs else None,
+            "server_cpu_share": (cpu_b - cpu_a) / (t_b - t_a)}
+
+
+def _fail_over(tally: Tally, fault, t0: float, fault_hold_s: float) -> tuple[float | None, list[str]]:
+    """Kill a replica (fault() -> its name) under load. Returns (seconds until the last of its students was back,
+    inf when one never came back, None when none was hit; the errors other replicas' students saw meanwhile)."""
+    t_kill = time.perf_counter() - t0
+    errors_before = len(tally.errors)
+    killed = fault()
+    time.sleep(fault_hold_s)
+    _wait_restored(tally, killed, t_kill, RECONNECT_GIVE_UP_S)
+    with tally.lock:
+        hit = {i for i, t, r in tally.disconnects if t >= t_kill and r == killed}
+        back = {i: t for i, t in tally.restored if t >= t_kill}
+        late = tally.errors[errors_before:]
+    failover_s = max((back[i] - t_kill for i in hit if i in back), default=None)
+    if hit - set(back):
+        failover_s = float("inf")
+    return failover_s, [e for e in late if f"({killed}" not in e]
+
+
 def run(url: str, pids, levels=(10, 25, 50, 75, 100), hold_s: float = 40, interval=(10.0, 30.0), seed: int = 0,
         spawn_gap_s: float = 0.1, warmup_students: int = 2, warmup_s: float = 6, fault=None, fault_hold_s: float = 15,
         p95_target_ms: float = P95_TARGET_MS) -> dict:
@@ -83,41 +120,14 @@ def run(url: str, pids, levels=(10, 25, 50, 75, 100), hold_s: float = 40, interv
                 s.thread.start()
                 time.sleep(spawn_gap_s)
             _wait_opened(tally, new, timeout=120)
-            t_a, cpu_a = time.perf_counter() - t0, _cpu_s(pids())
-            time.sleep(hold_s)
-            t_b, cpu_b = time.perf_counter() - t0, _cpu_s(pids())
-            lat = _latencies(tally, t_a, t_b)
-            all_runs = _latencies(tally, t_a, t_b, kinds=("open", "interactive", "text", "head", "reconnect"))
-            rss = _rss(pids())
-            per_replica = {}
-            for s in students:
-                per_replica[s.replica] = per_replica.get(s.replica, 0) + 1
-            row = {"sessions": level, "reruns": len(lat), "p50_ms": percentile(lat, 50),
-                   "p95_ms": percentile(lat, 95), "p99_ms": percentile(lat, 99), "errors": len(tally.errors),
-                   "crosstalk": len(tally.crosstalk), "rss_mb": rss, "sessions_per_replica": per_replica,
-                   "server_cpu_ms_per_rerun": (cpu_b - cpu_a) * 1e3 / len(all_runs) if all_runs else None,
-                   "server_cpu_share": (cpu_b - cpu_a) / (t_b - t_a)}
+            row = _hold_level(tally, students, level, pids, t0, hold_s)
             rows.append(row)
             reached = level
-            if lat and row["p95_ms"] <= p95_target_ms and not tally.errors:
+            if row["reruns"] and row["p95_ms"] <= p95_target_ms and not tally.errors:
                 at_target = level
             else:
                 break
-        failover_s, fault_errors = None, None
-        if fault is not None:
-            t_kill = time.perf_counter() - t0
-            errors_before = len(tally.errors)
-            killed = fault()
-            time.sleep(fault_hold_s)
-            _wait_restored(tally, killed, t_kill, RECONNECT_GIVE_UP_S)
-            with tally.lock:
-                hit = {i for i, t, r in tally.disconnects if t >= t_kill and r == killed}
-                back = {i: t for i, t in tally.restored if t >= t_kill}
-                late = tally.errors[errors_before:]
-            failover_s = max((back[i] - t_kill for i in hit if i in back), default=None)
-            if hit - set(back):
-                failover_s = float("inf")
-            fault_errors = [e for e in late if f"({killed}" not in e]
+        failover_s, fault_errors = _fail_over(tally, fault, t0, fault_hold_s) if fault is not None else (None, None)
     finally:
         stop.set()
         for s in students:

@@ -11,7 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from app_pages._first_view import LIGHT_ENV
+from runtime.first_view import LIGHT_ENV
 from serve import processes, wire
 
 ROOT = Path(__file__).resolve().parent.parent

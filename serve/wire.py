@@ -5,7 +5,9 @@ an HTTP GET of the page first (the balancer's affinity cookie comes back), then 
 then reruns carrying widget states, as the page's widgets send them."""
 import contextlib
 import http.client
+import socket
 import urllib.parse
+import uuid
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -14,20 +16,21 @@ from websockets.sync.client import connect
 
 
 @contextlib.contextmanager
-def session(url: str, timeout: float = 180, cookie: str | None = None):
+def session(url: str, timeout: float = 180, cookie: str | None = None, headers: dict | None = None):
     """A Session of the app at `url` (http://host:port) for the duration of a `with` block; `cookie` (a Cookie
-    header's value) travels with the websocket handshake, as a browser's cookies do."""
-    ws = open_socket(url, timeout, cookie)
+    header's value) and `headers` travel with the websocket handshake, as a browser's cookies and a proxy's
+    X-Forwarded-For do."""
+    ws = open_socket(url, timeout, cookie, headers)
     try:
         yield Session(ws, timeout)
     finally:
         ws.close()
 
 
-def open_socket(url: str, timeout: float = 180, cookie: str | None = None):
+def open_socket(url: str, timeout: float = 180, cookie: str | None = None, headers: dict | None = None):
     """The websocket a browser tab opens to /_stcore/stream (the caller closes it)."""
     ws_url = url.replace("http://", "ws://", 1) + "/_stcore/stream"
-    headers = {"Cookie": cookie} if cookie else None
+    headers = {**(headers or {}), **({"Cookie": cookie} if cookie else {})} or None
     return connect(ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=timeout,
                    additional_headers=headers, legacy=True)       # legacy: held open past this call
 
@@ -48,6 +51,37 @@ def get(url: str, path: str = "/", cookie: str | None = None, timeout: float = 3
         conn.close()
 
 
+def upload(url: str, path: str, data: bytes, cookie: str, timeout: float = 60) -> tuple[int, bytes]:
+    """PUT one file to an upload address as the browser's uploader does (multipart form data, with the XSRF token
+    of `cookie`, the Cookie header after GET /_stcore/health, in X-Xsrftoken), asking `Expect: 100-continue`: the
+    body is sent only once the server says it will read it, so a refusal comes back without it. (status, body)."""
+    xsrf = next((v for k, v in (p.split("=", 1) for p in cookie.split("; ") if "=" in p) if k == "_streamlit_xsrf"),
+                "")
+    body = (b"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload.png\"\r\n"
+            b"Content-Type: image/png\r\n\r\n" + data + b"\r\n--x--\r\n")
+    parts = urllib.parse.urlsplit(url)
+    head = (f"PUT {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nCookie: {cookie}\r\nX-Xsrftoken: {xsrf}\r\n"
+            f"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: {len(body)}\r\n"
+            f"Expect: 100-continue\r\nConnection: close\r\n\r\n")
+    with socket.create_connection((parts.hostname, parts.port), timeout=timeout) as sock, sock.makefile("rb") as f:
+        sock.sendall(head.encode())
+        status, headers = _response_head(f)
+        if status == 100:
+            sock.sendall(body)
+            status, headers = _response_head(f)
+        return status, f.read(int(headers.get("content-length", 0)))
+
+
+def _response_head(f) -> tuple[int, dict[str, str]]:
+    """The status and headers (lower-case names) of the next response on a socket's file."""
+    status = int(f.readline().split()[1])
+    headers = {}
+    while (line := f.readline().strip()):
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return status, headers
+
+
 def set_cookies(headers) -> str:
     """The name=value pairs of a response's Set-Cookie headers, as the next request's Cookie header."""
     return "; ".join(v.split(";", 1)[0].strip() for k, v in headers if k.lower() == "set-cookie")
@@ -60,6 +94,7 @@ class Session:
     def __init__(self, ws, timeout: float):
         self.ws, self.timeout = ws, timeout
         self.page_hash = ""
+        self.session_id = ""                       # the server's id of this session (its new_session message)
         self.widgets: dict[str, WidgetState] = {}
         self.ids: dict[str, str] = {}              # user key -> widget id, of the widgets drawn so far
 
@@ -73,6 +108,8 @@ class Session:
         kind = fwd.WhichOneof("type")
         if kind == "navigation":                   # the page that ran (st.navigation): the next rerun's page
             self.page_hash = fwd.navigation.page_script_hash
+        elif kind == "new_session" and fwd.new_session.initialize.session_id:
+            self.session_id = fwd.new_session.initialize.session_id
         elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
             element = fwd.delta.new_element
             wid = getattr(getattr(element, element.WhichOneof("type") or "", None), "id", None)
@@ -142,6 +179,28 @@ class Session:
             out.append(fwd)
             if fwd.WhichOneof("type") == "script_finished" or (until is not None and until(fwd)):
                 return out
+
+    def download(self, file_id: str) -> tuple[str, str]:
+        """What a click on a download button made on click sends (its deferred_file_id); (the file's address, the
+        error message) of the server's answer, one of them empty."""
+        msg = BackMsg()
+        msg.backend_operation_request.request_id = uuid.uuid4().hex
+        msg.backend_operation_request.session_id = self.session_id
+        msg.backend_operation_request.deferred_file.file_id = file_id
+        self.send(msg)
+        answer = self.read(until=lambda m: m.WhichOneof("type") == "backend_operation_response")[-1]
+        response = answer.backend_operation_response
+        return response.deferred_file.url, response.error_msg
+
+    def upload_urls(self, n: int = 1) -> list[str]:
+        """What a file uploader asks before it uploads n files: the addresses the server issues (one a file)."""
+        msg = BackMsg()
+        msg.file_urls_request.request_id = uuid.uuid4().hex
+        msg.file_urls_request.session_id = self.session_id
+        msg.file_urls_request.file_names.extend(f"file{i}.png" for i in range(n))
+        self.send(msg)
+        answer = self.read(until=lambda m: m.WhichOneof("type") == "file_urls_response")[-1]
+        return [f.upload_url for f in answer.file_urls_response.file_urls]
 
     def clear_cache(self):
         """What the menu's "Clear cache" sends."""

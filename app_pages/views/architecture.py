@@ -6,33 +6,32 @@ import streamlit as st
 from app_pages import _export, _pages, _present, _resources, _url
 from app_pages._markup import md
 from i18n import N_, _
+from model import kinds
 from model.analysis import published
 from viz.architecture import ACTIVATIONS, architecture_blocks, plot_architecture, taught_on
 from viz.slide import caption_line
 
 KINDS = {"encoder": N_("encoder"), "decoder": N_("decoder (GPT-style)"), "encoder_decoder": N_("encoder-decoder")}
+IMAGE_NAMES = {"vit": "ViT", "swin": "Swin", "davit": "DaViT"}          # names, the same in every language
 NORMS = {"pre": N_("pre-LN: x + sublayer(LN(x))"), "post": N_("post-LN: LN(x + sublayer(x))")}
 POSITIONS = {"sinusoidal": N_("sinusoidal"), "learned": N_("learned"), "relative": N_("relative"), "none": N_("none")}
 
 
 def kind_of(meta: dict) -> str:
-    """A short name of the architecture: the text kind, or ViT / Swin for image models."""
-    c = meta.get("config", {})
-    if c.get("kind") in KINDS:
-        return _(KINDS[c["kind"]]) + (_(" · sparse") if isinstance(c.get("sparse"), dict) else "")
-    arch = str(meta.get("arch", ""))
-    if arch.endswith((":Swin", ":DaViT")):
-        return arch.rsplit(":", 1)[1]
-    if arch.endswith(":ImageGPT"):
+    """A short name of the architecture, from the kind its checkpoint states (model.kinds)."""
+    kind = meta.get("kind")
+    if kind in ("encoder", "coref_encoder", "sparse_encoder", "finetuned"):
+        return _(KINDS["encoder"]) + (_(" · sparse") if kind == "sparse_encoder" else "")
+    if kind in KINDS:
+        return _(KINDS[kind])
+    if kind == "imagegpt":
         return _("ImageGPT (a decoder over pixels)")
-    if "patch_size" in c:
-        return "ViT"
-    return arch or _("unknown")
+    return IMAGE_NAMES.get(kind) or _("unknown")
 
 
 def stage_numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
     """(quantity, value) rows of a hierarchical image model (Swin, DaViT): one value per stage where it varies."""
-    davit = str(meta.get("arch", "")).endswith(":DaViT")
+    davit = meta["kind"] == "davit"
     S, g = len(c["depths"]), c["image_size"] // c["patch_size"]
     per = " / ".join
     return [(_("Architecture"), kind_of(meta)), (_("Stages"), str(S)),
@@ -55,10 +54,10 @@ def stage_numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
 
 def numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
     """(quantity, value) rows for the table, every value read from the config."""
-    if "depths" in c:
+    if meta["kind"] in kinds.HIERARCHICAL:
         return stage_numbers(c, meta)
     d, h = c.get("d_model"), c.get("n_heads")
-    image = "patch_size" in c or "levels" in c
+    image = meta["kind"] in (*kinds.IMAGE_CLASSIFIERS, "imagegpt")
     rows = [(_("Architecture"), kind_of(meta))]
     if c.get("kind") == "encoder_decoder":
         rows += [(_("Encoder layers N"), c.get("n_layers")),
@@ -71,7 +70,7 @@ def numbers(c: dict, meta: dict) -> list[tuple[str, str]]:
              (_("d_ff (feed-forward width)"), c.get("d_ff")),
              (_("Activation"), "GELU" if image else ACTIVATIONS.get(c.get("activation"), str(c.get("activation")))),
              (_("Norm"), _(norm) if norm else "—")]
-    if "levels" in c:
+    if meta["kind"] == "imagegpt":
         rows += [(_("Positions"), _("learned, {n} (one per pixel)").format(n=c["image_size"] ** 2)),
                  (_("Input"), _("{size}×{size} pixels in {levels} grey levels, raster order").format(
                      size=c["image_size"], levels=c["levels"])),
@@ -166,7 +165,7 @@ def render():
     config = meta["config"]
     st.caption(_("**{name}**: {kind}, drawn from `{file}`.").format(name=md(name), kind=md(kind_of(meta)),
                                                                     file=f"assets/{name}.json"))
-    links = {p[0].removesuffix(".py"): p for p in _pages.available()}
+    links = _pages.BY_NAME
 
     if architecture_blocks(config):
         zoom = _present.SCALE if _present.mode() else 1.0        # presenting: the boxes' type grows with the page's
@@ -194,7 +193,7 @@ def render():
         for page, blocks in taught_on(config).items():
             if page not in links:
                 continue
-            file, title, icon, _blurb = links[page]
-            st.page_link(f"app_pages/{file}", label=f"**{_(title)}**", icon=icon)
+            _name, title, icon, _blurb = links[page]
+            st.page_link(_pages.page(page), label=f"**{_(title)}**", icon=icon)
             st.caption(md(", ".join(blocks)))
     published_section(name, config, n_params)

@@ -1,29 +1,25 @@
 """Coreference: a trained encoder whose own attention heads resolve pronouns. Teaches that a head can
 learn to point "it" at "restaurant" from data alone (no one draws the arrow), that meaning (the predicate
-after the pronoun) and not position decides, and how to measure which head does it."""
-import numpy as np
-import pandas as pd
+after the pronoun) and not position decides, and how to measure which head does it. The minimal pairs and the
+ranking are drawn here; the other tabs sit beside this file: coreference_pronoun, coreference_realtext,
+coreference_ablation, coreference_patching."""
 import streamlit as st
 
 import i18n
-from app_pages import _export, _predict, _present, _url
+from app_pages import _export, _present, _url
 from app_pages._markup import esc, md
 from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run, realtext_figures
-from app_pages.views import coreference_ablation, coreference_patching, coreference_realtext
+from app_pages.views import coreference_ablation, coreference_patching, coreference_pronoun, coreference_realtext
+from app_pages.views.coreference_pronoun import pronoun_positions, target
 from i18n import N_, _, joined, ngettext
-from labels import file_label, head_label
-from model.analysis.head_stats import antecedent_candidates
+from labels import head_label
 from model.coref import coref_models
 from model.data import course_world as corpus
-from model.tasks.coreference import content_words
-from viz.coref import plot_arrows, plot_head_ranking, plot_pair_difference
-from viz.heatmap import plot_heatmap
+from viz.coref import plot_head_ranking, plot_pair_difference
 from viz.slide import caption_line
 
 MAX_CHARS = 1200
-MAX_OPTIONS = 12              # the nearest earlier content words offered as a pronoun's candidates
-PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
 OWN = N_("Your own text")
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Ordinary sentences"),
@@ -66,125 +62,6 @@ def _new_pair():
     """Another minimal pair picked: its two sentences replace the ones in the boxes."""
     pair = next(p for p in corpus.MINIMAL_PAIRS if p[0] == st.session_state["coref_pair"])
     st.session_state["coref_a"], st.session_state["coref_b"] = pair[1], pair[2]
-
-
-def _pronouns(words) -> list[int]:
-    return [i for i, t in enumerate(words) if t.lower() in corpus.PRONOUNS]
-
-
-def _word(run, i: int) -> str:
-    """'sandwich' (word 9, pieces ' sand' 'w' 'ich') for a caption."""
-    pieces = run.pieces[i]
-    if len(pieces) < 2:
-        return _("word {i}").format(i=i)
-    return _("word {i}, pieces {pieces}").format(i=i, pieces=" ".join(f"‘{p}’" for p in pieces))
-
-
-def target(run, row: np.ndarray, src: int, candidates: str) -> int:
-    """The word a head points the word at `src` at: its largest weight, or with candidates "content" its largest
-    weight on another content word (model.tasks.coreference.resolve reads it the same way)."""
-    if candidates != "content":
-        return int(row.argmax())
-    allowed = content_words(run.tokens)
-    allowed[src] = False
-    return int(np.where(allowed, row, -1.0).argmax()) if allowed.any() else int(row.argmax())
-
-
-def ask(run, words: list[str], src: int, chosen: tuple[int, int], candidates: str) -> bool:
-    """Predict first: which word the pronoun at `src` attends to most in the coreference head. The options are
-    its earlier content words (the nearest MAX_OPTIONS) and the head's answer, whole words in text order.
-    True when the answer may be shown."""
-    row = run.weights[chosen[0], chosen[1], src]                          # (N,) whole words
-    j = target(run, row, src, candidates)
-    options = sorted(set(antecedent_candidates(list(run.tokens), src)[-MAX_OPTIONS:]) | {j})
-    if len(options) < 2:
-        return True
-    name, word = head_label(*chosen), md(words[src])
-    question = _("Which word will **{word}** attend to most in head **{head}**, the coreference head? The arrows "
-                 "and weights below appear once you have predicted.").format(word=word, head=name)
-    explain = _("The answer is the largest weight in the row of “{word}” in {head}, in whole words (a word's weight "
-                "sums its pieces'): **{weight}** on **{target}**. Nobody drew that arrow: training only asked the "
-                "model to fill in masked pieces and to name each pronoun's noun.").format(
-        word=word, head=name, weight=f"{row[j]:.3f}", target=md(run.tokens[j]))
-    return _predict.predict("coref_predict", question, options, j, explain, format_func=words.__getitem__,
-                            identity=(run.tokens, src))
-
-
-def pronoun_view(run, chosen: tuple[int, int], text: str, name: str, candidates: str):
-    tokens, L, H = run.tokens, run.n_layers, run.n_heads
-    pronouns = _pronouns(tokens)
-    if pronouns:
-        options = pronouns
-    else:
-        st.info(_("This text has no pronoun (it, they, their, …): pick any word to see where the heads point it."))
-        options = [i for i, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]")]
-    if not options:
-        st.stop()
-    words = _url.word_labels(tokens)                 # picked by word in the URL, never by position
-    heads = [(layer, h) for layer in range(L) for h in range(H)]
-    _url.stale_link("coref_pronoun", [words[i] for i in options], _("the word"), words[options[0]])
-    _url.stale_link("coref_head", [head_label(*lh) for lh in heads], _("head"), head_label(*chosen))
-    if st.session_state.get("coref_pronoun_words") != tokens:          # another text: its first pronoun again
-        st.session_state["coref_pronoun_words"] = tokens
-        st.session_state["coref_pronoun"] = options[0]
-    c1, c2 = st.columns(2)
-    src = c1.selectbox(_("Pronoun"), options, key="coref_pronoun", format_func=words.__getitem__, bind=BIND,
-                       help=_("A word seen again is numbered: “it (2)”."))
-    layer, h = c2.selectbox(_("Head for the arrows"), heads, index=heads.index(chosen), key="coref_head",
-                            format_func=lambda lh: head_label(*lh), bind=BIND, persist_state=KEEP,
-                            help=_("{head} is the coreference head, chosen on validation.").format(
-                                head=head_label(*chosen)))
-    if src in pronouns and not ask(run, words, src, chosen, candidates):
-        return
-    row = run.weights[layer, h, src]                                     # (N,)
-    j = target(run, row, src, candidates)
-    said = (_("Head **{head}** (the coreference head, chosen on validation) points **{word}** ({where}) at "
-              "**{target}** ({target_where}) with weight **{weight}**.") if (layer, h) == chosen else
-            _("Head **{head}** points **{word}** ({where}) at **{target}** ({target_where}) with weight **{weight}**."))
-    st.markdown(said.format(head=head_label(layer, h), word=md(tokens[src]), where=md(_word(run, src)),
-                            target=md(tokens[j]), target_where=md(_word(run, j)), weight=f"{row[j]:.3f}"))
-    st.caption(_("Attention between whole words: to a word, the sum over its pieces; from a word, the mean of its "
-                 "pieces' rows (Clark et al. 2019)."))
-    # two layouts of the same arcs, one shown by the screen's width (CSS below): Plotly's words keep their pixel
-    # size while the figure shrinks, so a phone needs lines of a few words
-    title = _("Where {head} sends “{word}”").format(head=head_label(layer, h), word=esc(tokens[src]))
-    st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ .st-key-coref_wide {{ display: none; }} }}"
-            f"@media (min-width: {PHONE_PX + 1}px) {{ .st-key-coref_narrow {{ display: none; }} }}</style>")
-    top = _present.main()                                # presenting: the arcs first, full width
-    with st.container(key="coref_wide") if top is None else top.container(key="coref_wide"):
-        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, answer=j), key="coref_arrows",
-                      name=(name, file_label(layer, h), f"word{src}", "arrows"),
-                      caption=caption_line(name, head_label(layer, h), text=text))
-    with st.container(key="coref_narrow") if top is None else top.container(key="coref_narrow"):
-        _export.chart(plot_arrows(tokens, src, row, unknown=run.unknown, title=title, per_line=24, font_size=15,
-                                  answer=j),
-                      key="coref_arrows_phone", name=(name, file_label(layer, h), f"word{src}", "arrows_phone"),
-                      caption=caption_line(name, head_label(layer, h), text=text))
-    st.subheader(_("Every head at this pronoun"))
-    names = [head_label(*lh) for lh in heads]
-    table = []
-    for (lh, head_name) in zip(heads, names):
-        r = run.weights[lh[0], lh[1], src]
-        top = np.argsort(-r, kind="stable")[:3]
-        table.append({"head": head_name, "points at": f"{tokens[top[0]]} ·{top[0]}", "weight": float(r[top[0]]),
-                      "2nd": f"{tokens[top[1]]} {r[top[1]]:.2f}", "3rd": f"{tokens[top[2]]} {r[top[2]]:.2f}"})
-    ahead = [t["head"] for t in table if t["weight"] > run.weights[chosen[0], chosen[1], src].max()]
-    if ahead:
-        st.caption(ngettext("{heads} points with more weight than {head} on this text: {head} was chosen by its "
-                            "accuracy on a held-out validation set of pronouns, not on this text.",
-                            "{heads} point with more weight than {head} on this text: {head} was chosen by its "
-                            "accuracy on a held-out validation set of pronouns, not on this text.",
-                            len(ahead)).format(heads=joined(ahead), head=head_label(*chosen)))
-    columns = {"head": _("head"), "points at": _("points at"), "weight": _("weight"), "2nd": _("2nd"), "3rd": _("3rd")}
-    st.dataframe(pd.DataFrame(table).rename(columns=columns), hide_index=True, width="stretch",
-                 height=35 * (len(table) + 1) + 3,
-                 column_config={columns["weight"]: st.column_config.ProgressColumn(format="%.3f", min_value=0,
-                                                                                   max_value=1)})
-    fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
-                       x_title=_("key word"), y_title=_("head"), value_name=_("weight"),
-                       title=_("Attention row of “{word}” in every head").format(word=esc(tokens[src])))
-    _export.chart(fig, key="coref_rows", name=(name, f"word{src}", "every_head"),
-                  caption=caption_line(name, _("every head"), text=text))
 
 
 def ranking_view(acc: HeadAccuracy, chosen: tuple[int, int], name: str):
@@ -234,7 +111,7 @@ def pair_view(device_name: str, chosen: tuple[int, int], name: str, candidates: 
     b = clip_text(c2.text_input(_("Sentence B"), text_b, key="coref_b", max_chars=MAX_CHARS,
                                 bind=_url.text_bind("coref_b"), persist_state=KEEP))
     run_a, run_b = coref_run(name, device_name, a), coref_run(name, device_name, b)
-    pa, pb = _pronouns(run_a.tokens), _pronouns(run_b.tokens)
+    pa, pb = pronoun_positions(run_a.tokens), pronoun_positions(run_b.tokens)
     if not pa or not pb:
         st.warning(_("Both sentences need a pronoun (it, they, their, …)."))
         return
@@ -262,7 +139,6 @@ def pair_view(device_name: str, chosen: tuple[int, int], name: str, candidates: 
 def render():
     st.title(_("Coreference: which head points “it” at “restaurant”?"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
-
     names = [n for n in coref_models() if n in (COREF_MODEL, "minilm")] or [COREF_MODEL]
     _url.stale_link("coref_model", names, _("the model"), names[0])
     name = st.radio(_("Model"), names, key="coref_model", horizontal=True, bind=BIND, persist_state=KEEP,
@@ -273,6 +149,15 @@ def render():
     chosen = tuple(meta["coref_head"])
     candidates = meta.get("coref_candidates", "all")
     dev = device()
+    text = text_box(model)
+    run = coref_run(name, dev, text)
+    _flag_unknown(run)
+    draw_tabs(run, (name, names, dev), chosen, text, candidates)
+
+
+def text_box(model) -> str:
+    """The gallery of classic examples and the text box (each follows the other); stops the page on an empty
+    text."""
     # the selectbox holds English titles and shows them translated, so the URL holds the shown title: a link
     # names its example in the language it was made in, and its name in any language finds the text
     shown = {title: _(title) for title, _text in corpus.CLASSICS} | {OWN: _(OWN)}
@@ -292,9 +177,12 @@ def render():
         st.info(_("Type a sentence with a pronoun, for example: “{example}”").format(
             example="The dog didn't cross the road because it was too tired."))
         st.stop()
+    return text
 
-    run = coref_run(name, dev, text)
-    _flag_unknown(run)
+
+def draw_tabs(run, where: tuple[str, list[str], str], chosen: tuple[int, int], text: str, candidates: str):
+    """The page's tabs on the run; where: (the model, the models offered, the device)."""
+    name, names, dev = where
     # bound to the URL, the tabs are lazy: only the open tab runs
     tabs = [_(t) for t in TABS]
     _url.named_anew("coref_tab", tabs)                         # the language changed: the open tab stays open
@@ -302,7 +190,7 @@ def render():
     tab1, tab2, tab3, tab4, tab5, tab6 = st.tabs(tabs, key="coref_tab", bind=BIND)
     if tab1.open:
         with tab1:
-            pronoun_view(run, chosen, text, name, candidates)
+            coreference_pronoun.pronoun_view(run, chosen, text, name, candidates)
     if tab2.open:
         with tab2:
             pair_view(dev, chosen, name, candidates)

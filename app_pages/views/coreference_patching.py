@@ -8,8 +8,9 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _export, _url
+from app_pages._cache_sizes import RUNS_KEPT
 from app_pages._markup import esc, md
-from app_pages._resources import clip_text, load_model, load_tokenizer
+from app_pages._resources import clip_text, loaded
 from i18n import N_, _
 from labels import head_label, layer_label
 from model.analysis.patching import PairError
@@ -20,7 +21,6 @@ from viz.slide import caption_line
 
 BIND, KEEP = _url.BIND, _url.KEEP
 MAX_CHARS = 600
-RUNS_KEPT = 8
 ONE_WORD = (N_("the paragraph / one word changed (cooks → felt)"), corpus.PARAGRAPH,
             corpus.PARAGRAPH.replace("only cooks", "only felt", 1))
 FIRST = "big / small"            # the trophy and the suitcase open the tab
@@ -32,19 +32,18 @@ CELL, SHOWN = "coref_patch_cell", "_coref_patch_shown"     # session state: the 
 def patch_run(name: str, device: str, text_a: str, text_b: str):
     """model.analysis.patching.PatchMap of the pair on the model's coreference head."""
     from model.analysis.patching import patch_map
-    model, meta = load_model(name, device)
-    return patch_map(model, load_tokenizer(name), text_a, text_b, tuple(meta["coref_head"]),
-                     meta.get("coref_candidates", "all"))
+    h = loaded(name, device)
+    return patch_map(h.model, h.tokenizer, text_a, text_b, tuple(h.meta["coref_head"]),
+                     h.meta.get("coref_candidates", "all"))
 
 
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Splitting the scores… · 正在拆分分数…")
 def split_run(name: str, device: str, text_a: str, text_b: str):
     """model.analysis.patching.ScoreSplit for the pair's candidates and both answers."""
     from model.analysis.patching import score_split
-    model, meta = load_model(name, device)
     pm = patch_run(name, device, text_a, text_b)
     words = tuple(sorted(set(pm.pair.candidates) | {pm.answer_a, pm.answer_b}))
-    return score_split(model, pm.pair, pm.head, words)
+    return score_split(loaded(name, device).model, pm.pair, pm.head, words)
 
 
 def _new_pair():
@@ -200,23 +199,7 @@ def render(device: str, chosen: tuple[int, int], name: str, candidates: str):
                   "A (the residual stream entering a layer, at one position) and see whether the coreference head "
                   "**{head}** moves its weight and the answer flips. A cell of the map is one such run.").format(
         head=head_label(*chosen)))
-    titles = [p[0] for p in PAIRS]
-    shown = {t: _(t) for t in titles}
-    _url.stale_link("coref_patch_pair", titles, _("the pair"), shown[titles[0]])
-    pick = st.selectbox(_("Minimal pair"), titles, key="coref_patch_pair", on_change=_new_pair,
-                        format_func=shown.get, bind=BIND, persist_state=KEEP)
-    _title, text_a, text_b = PAIRS[titles.index(pick)]
-    c1, c2 = st.columns(2)
-    _url.clipped_link_text("coref_patch_a", MAX_CHARS)
-    a = clip_text(c1.text_input(_("Sentence A (its states are copied)"), text_a, key="coref_patch_a",
-                                max_chars=MAX_CHARS, bind=_url.text_bind("coref_patch_a"), persist_state=KEEP),
-                  MAX_CHARS)
-    _url.clipped_link_text("coref_patch_b", MAX_CHARS)
-    b = clip_text(c2.text_input(_("Sentence B (patched)"), text_b, key="coref_patch_b", max_chars=MAX_CHARS,
-                                bind=_url.text_bind("coref_patch_b"), persist_state=KEEP), MAX_CHARS)
-    st.caption(_("Sentences with the same number of pieces are patched piece by piece; otherwise the words both share "
-                 "at the start and the end (and, with as many words, the words in between) are lined up, and a word "
-                 "is patched where it has as many pieces in both."))
+    a, b = pair_boxes()
     try:
         pm = patch_run(name, device, a, b)
     except PairError as e:
@@ -235,6 +218,38 @@ def render(device: str, chosen: tuple[int, int], name: str, candidates: str):
         head=head_label(*pm.head), pronoun=md(pron), a=md(pair.a.word_texts[pm.answer_a_own]),
         wa=pm.row_a[pm.answer_a_own], b=md(words[pm.answer_b]), wb=pm.row_b[pm.answer_b]))
     st.info(verdict(pm, last))
+    cell = patch_map_view(pm, name, f"A: {a} B: {b}")
+    cell_run(pm, cell, name, (a, b))
+    split_view(pm, split_run(name, device, a, b), name)
+
+
+def pair_boxes() -> tuple[str, str]:
+    """A minimal pair picked (its sentences into the boxes), both sentences editable. Returns (A, B)."""
+    titles = [p[0] for p in PAIRS]
+    shown = {t: _(t) for t in titles}
+    _url.stale_link("coref_patch_pair", titles, _("the pair"), shown[titles[0]])
+    pick = st.selectbox(_("Minimal pair"), titles, key="coref_patch_pair", on_change=_new_pair,
+                        format_func=shown.get, bind=BIND, persist_state=KEEP)
+    _title, text_a, text_b = PAIRS[titles.index(pick)]
+    c1, c2 = st.columns(2)
+    _url.clipped_link_text("coref_patch_a", MAX_CHARS)
+    a = clip_text(c1.text_input(_("Sentence A (its states are copied)"), text_a, key="coref_patch_a",
+                                max_chars=MAX_CHARS, bind=_url.text_bind("coref_patch_a"), persist_state=KEEP),
+                  MAX_CHARS)
+    _url.clipped_link_text("coref_patch_b", MAX_CHARS)
+    b = clip_text(c2.text_input(_("Sentence B (patched)"), text_b, key="coref_patch_b", max_chars=MAX_CHARS,
+                                bind=_url.text_bind("coref_patch_b"), persist_state=KEEP), MAX_CHARS)
+    st.caption(_("Sentences with the same number of pieces are patched piece by piece; otherwise the words both share "
+                 "at the start and the end (and, with as many words, the words in between) are lined up, and a word "
+                 "is patched where it has as many pieces in both."))
+    return a, b
+
+
+def patch_map_view(pm, name: str, both: str) -> tuple[int, int]:
+    """The word whose weight the map follows, and the map of every state of A patched into B (a click picks a
+    cell); both: "A: … B: …" for the slides' caption. Returns the picked cell (layer, position)."""
+    pair, words, last = pm.pair, pm.pair.b.word_texts, pm.head[0]
+    pron = words[pair.pronoun]
     options = sorted(set(pair.candidates) | {pm.answer_a, pm.answer_b})
     labels = _url.word_labels(words)
     word = st.selectbox(_("Weight on"), options, index=options.index(pm.answer_a), key="coref_patch_word",
@@ -250,10 +265,19 @@ def render(device: str, chosen: tuple[int, int], name: str, candidates: str):
                          .format(pronoun=esc(pron), word=esc(words[word]), head=head_label(*pm.head)))
     _export.chart(fig, key="coref_patch_map", on_select=_pick_cell, selection_mode="points", width="stretch",
                   name=(name, "patching", "map"), main=True,
-                  caption=caption_line(name, head_label(*pm.head), text=f"A: {a} B: {b}"))
+                  caption=caption_line(name, head_label(*pm.head), text=both))
     st.caption(_("Red: the patch raises the weight, blue: lowers it; ✕: the answer flips; grey: no counterpart in A. "
                  "Rows stop at {layer}: the head reads the stream entering its own layer, so later states cannot "
                  "move it. Click a cell to see that run's arrows.").format(layer=layer_label(last)))
+    return cell
+
+
+def cell_run(pm, cell: tuple[int, int], name: str, texts: tuple[str, str]):
+    """The run of the picked cell: where the head sends the pronoun in A, in B, and in B patched at that cell;
+    texts: (A, B)."""
+    a, b = texts
+    pair, words, last = pm.pair, pm.pair.b.word_texts, pm.head[0]
+    pron = words[pair.pronoun]
     i, t = cell
     if not np.isfinite(pm.rows[i, t]).all():
         i, t = best_cell(pm, last)
@@ -268,4 +292,3 @@ def render(device: str, chosen: tuple[int, int], name: str, candidates: str):
             "coref_patch_arrows_b", name, b, cols[1])
     _arrows(words, pair.pronoun, pm.rows[i, t], _("B patched at {layer} · “{piece}”").format(
         layer=layer_label(i), piece=esc(pair.b.tokens[t].strip())), "coref_patch_arrows_patched", name, b, cols[2])
-    split_view(pm, split_run(name, device, a, b), name)

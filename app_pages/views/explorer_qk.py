@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages import _export, _head_runs, _url
-from app_pages.views.explorer_view import View
+from app_pages.views.explorer_state import ExplorerState
 from i18n import N_, _
 from labels import file_label, head_label
 from model.analysis import qk_projection as qk
@@ -17,14 +17,14 @@ SOURCES = {"text": N_("this text"), "many": N_("many sentences")}
 SENTENCES = 40                    # held-out course-world sentences, each read alone
 
 
-def _vectors(view: View, source: str):
+def _vectors(state: ExplorerState, source: str):
     """(q (N, D), k (N, D), q hover, k hover, pairs' weight blocks [(offset, (n, n))]) for the picked source."""
-    layer, head = view.layer, view.head
+    layer, head = state.layer, state.head
     if source == "text":
-        run = _head_runs.qkv_run(view.name, view.device, view.text)
+        run = _head_runs.qkv_run(state.name, state.device, state.text)
         labels = [f"{t} ·{i}" for i, t in enumerate(run.tokens)]
         return run.q[layer, head], run.k[layer, head], labels, labels, [(0, run.weights[layer, head])]
-    many = _head_runs.sentences_qk(view.name, view.device, layer, head, SENTENCES)
+    many = _head_runs.sentences_qk(state.name, state.device, layer, head, SENTENCES)
     labels, blocks, at = [], [], 0
     for s, (tokens, w) in enumerate(zip(many.tokens, many.weights)):
         labels += [_("{token} (sentence {s})").format(token=t, s=s + 1) for t in tokens]
@@ -40,8 +40,8 @@ def _pairs(blocks, count: int) -> np.ndarray:
     return rows[np.argsort(-rows[:, 2], kind="stable")[:count]]
 
 
-def render(view: View):
-    layer, head = view.layer, view.head
+def render(state: ExplorerState):
+    layer, head = state.layer, state.head
     name = head_label(layer, head)
     c1, c2, c3 = st.columns([1.3, 1.2, 1.5])
     shown = {k: _(v) for k, v in SOURCES.items()}
@@ -55,14 +55,15 @@ def render(view: View):
                              "length; neither changes any softmax row."))
     count = c3.slider(_("Lines for the strongest pairs"), 0, 200, 30, step=5, key="explorer_qk_lines", bind=BIND,
                       persist_state=KEEP)
-    q, k, q_text, k_text, blocks = _vectors(view, source)
+    q, k, q_text, k_text, blocks = _vectors(state, source)
     proj = qk.project(q, k, align=align)
     pairs = _pairs(blocks, count)
     _export.chart(plot_qk(proj.queries, proj.keys, q_text=q_text, k_text=k_text, pairs=pairs,
                           explained=proj.explained),
-                  key="explorer_qk", width="stretch", name=(view.name, file_label(layer, head), "queries_keys", source),
+                  key="explorer_qk", width="stretch",
+                  name=(state.name, file_label(layer, head), "queries_keys", source),
                   title=_("{head}: queries and keys on one plane").format(head=name),
-                  caption=view.caption(name))
+                  caption=state.caption(name))
     st.caption(_("PCA of the {n} queries and {m} keys stacked together (one projection for both; the two axes "
                  "hold {share:.0%} of their variance). Lines join the {p} strongest query-key pairs (largest "
                  "weights{each}). A query scores a key by their dot product, not their distance: look for "

@@ -4,7 +4,7 @@ of many maps throws something away."""
 import streamlit as st
 
 from app_pages import _export, _url
-from app_pages.views.explorer_view import View
+from app_pages.views.explorer_state import ExplorerState
 from i18n import N_, _, ngettext
 from labels import head_label, layer_label
 from model.analysis.summaries import combined_rows, summarise
@@ -26,27 +26,27 @@ SAYS = {"mean": N_("**Means:** where the layer as a whole looks, each head count
                       "feed-forward layers (compare the Value norms tab).")}
 
 
-def render(view: View):
-    L, H, N = view.shape
-    words = _url.word_labels(view.tokens)
+def render(state: ExplorerState):
+    L, H, N = state.shape
+    words = _url.word_labels(state.tokens)
     _url.stale_picks("explorer_sum_queries", words, _("the word"))
     kept = st.session_state.get("explorer_sum_queries")
     if kept is not None and any(not isinstance(i, int) or i >= N for i in kept):
         del st.session_state["explorer_sum_queries"]
-    queries = st.multiselect(_("Query tokens"), range(N), [view.picked], key="explorer_sum_queries",
+    queries = st.multiselect(_("Query tokens"), range(N), [state.picked], key="explorer_sum_queries",
                              format_func=words.__getitem__, bind=BIND, persist_state=KEEP,
                              help=_("Their rows are averaged: the attention of the group as one query."))
     if queries:
-        rows = combined_rows(view.weights, queries)                                   # (L, H, N)
+        rows = combined_rows(state.weights, queries)                                   # (L, H, N)
         names = [head_label(lay, h) for lay in range(L) for h in range(H)]
         picked = ", ".join(words[i] for i in queries)
-        _export.chart(plot_heatmap(rows.reshape(L * H, N), x_labels=view.tokens, y_labels=names, x_title=_("key"),
+        _export.chart(plot_heatmap(rows.reshape(L * H, N), x_labels=state.tokens, y_labels=names, x_title=_("key"),
                                    y_title=_("head"), value_name=_("mean weight"),
                                    title=ngettext("Combined attention of {n} query token",
                                                   "Combined attention of {n} query tokens",
                                                   len(queries)).format(n=len(queries))),
-                      key="explorer_sum_rows", width="stretch", name=(view.name, "combined_rows"),
-                      caption=view.caption(picked))
+                      key="explorer_sum_rows", width="stretch", name=(state.name, "combined_rows"),
+                      caption=state.caption(picked))
         st.caption(_("Every head's rows of {tokens} averaged: each row still sums to 1. **Hides:** a query that "
                      "looks elsewhere than the others pulls the mean toward the middle.").format(tokens=picked))
     else:
@@ -56,12 +56,12 @@ def render(view: View):
     _url.as_option("explorer_summary", list(SUMMARIES), list(shown.values()))
     how = c1.selectbox(_("Summary"), list(SUMMARIES), key="explorer_summary", format_func=shown.get, bind=BIND,
                        persist_state=KEEP)
-    layer = c2.selectbox(_("Layer"), range(L), index=view.layer, key="explorer_sum_layer", format_func=layer_label,
+    layer = c2.selectbox(_("Layer"), range(L), index=state.layer, key="explorer_sum_layer", format_func=layer_label,
                          bind=BIND, persist_state=KEEP, disabled=how == "all_mean")
-    matrix = summarise(view.weights, how, layer)
+    matrix = summarise(state.weights, how, layer)
     where = _("every layer") if how == "all_mean" else layer_label(layer)
     title = _("{summary}: {where}").format(summary=shown[how], where=where)
-    _export.chart(grid.plot_zoom(matrix, q_labels=view.tokens, k_labels=view.tokens, log=view.log, title=title),
-                  key="explorer_sum_map", width="stretch", name=(view.name, "summary", how, layer_label(layer)),
-                  caption=view.caption(where))
+    _export.chart(grid.plot_zoom(matrix, q_labels=state.tokens, k_labels=state.tokens, log=state.log, title=title),
+                  key="explorer_sum_map", width="stretch", name=(state.name, "summary", how, layer_label(layer)),
+                  caption=state.caption(where))
     st.markdown(_(SAYS[how]))

@@ -101,13 +101,17 @@ def results(kind: str, meta: dict):
 
 def tagging_verdict(m: dict):
     """What the tagger's held-out numbers say, read from its shipped metrics (`python -m model.evaluate`)."""
-    st.markdown(_("**What the numbers say.** On this task full fine-tuning does not beat the frozen encoder: on "
-                  "held-out sentences the fully fine-tuned tagger is right for {full:.3f} of the words and the head "
-                  "alone on the frozen encoder for {frozen:.3f}; for the nouns, {full_n:.3f} against {frozen_n:.3f}. "
-                  "The held-out nouns never appear in a tagged training sentence, and both taggers get most of them "
-                  "wrong: what fine-tuning learnt is mostly the training nouns themselves. The sentence above uses "
-                  "training nouns only; type a held-out one (“nurse”, “cello”, “barrel”) to see it fail.").format(
-        full=m["tag_acc_heldout"], frozen=m["tag_acc_heldout_frozen"], full_n=m["tag_acc_heldout_entities"],
+    gain = m["tag_acc_heldout"] - m["tag_acc_heldout_frozen"]
+    lead = (_("On this task full fine-tuning beats the frozen encoder by {points:.1f} points of accuracy")
+            if gain > 0 else _("On this task full fine-tuning does not beat the frozen encoder")).format(
+        points=100 * gain)
+    st.markdown(_("**What the numbers say.** {lead}: on held-out sentences the fully fine-tuned tagger is right for "
+                  "{full:.3f} of the words and the head alone on the frozen encoder for {frozen:.3f}; for the nouns, "
+                  "{full_n:.3f} against {frozen_n:.3f}. The held-out nouns never appear in a tagged training "
+                  "sentence, and both taggers get most of them wrong: what fine-tuning learnt is mostly the training "
+                  "nouns themselves. The sentence above uses training nouns only; type a held-out one (“nurse”, "
+                  "“cello”, “barrel”) to see it fail.").format(
+        lead=lead, full=m["tag_acc_heldout"], frozen=m["tag_acc_heldout_frozen"], full_n=m["tag_acc_heldout_entities"],
         frozen_n=m["tag_acc_heldout_entities_frozen"]))
 
 

@@ -12,9 +12,9 @@ def render():
         "image cut into patches. Every number and picture comes from the running model: nothing is drawn by hand. "
         "Start with the **Attention explorer**; the sidebar picks the text model and the device."
     ))
-    pages = [p for p in _pages.available() if p[0] != "home.py"]
+    pages = [p for p in _pages.PAGES if p.name != _pages.HOME]
     columns = st.columns(2)
-    for i, (file, title, icon, blurb) in enumerate(pages):
+    for i, (name, title, icon, blurb) in enumerate(pages):
         with columns[i % 2].container(border=True, height="stretch"):
-            st.page_link(f"app_pages/{file}", label=f"**{_(title)}**", icon=icon)
+            st.page_link(_pages.page(name), label=f"**{_(title)}**", icon=icon)
             st.caption(_(blurb))

@@ -33,8 +33,17 @@ def render(name: str, cfg, meta: dict, shown: np.ndarray, picture: str | None, t
     pixels = quantise(shown, L).reshape(-1)                                    # (N,) raster order
     grey = dequantise(pixels, L).reshape(S, S)
     m = meta["metrics"]
+    sequence_section(name, cfg, m, grey, picture)
+    greedy, given = completion_section(name, cfg, m, pixels, grey, picture, truth)
+    done = greedy.pixels[0]
+    attention_section(name, cfg, done, given, picture)
+    distribution_section(name, cfg, greedy, done, given, picture)
 
-    # ---- 3 · pixels as a sequence ----------------------------------------------------------------------------
+
+def sequence_section(name: str, cfg, m: dict, grey: np.ndarray, picture: str | None):
+    """Section 3: the digit as S × S quantised pixels read in raster order, the held-out bits per pixel, and the
+    textbook's ImageGPT beside this one; grey: (S, S) the quantised image; m: the model's metrics."""
+    S, L = cfg.image_size, cfg.levels
     st.header(_("3 · Pixels as a sequence"))
     left, right = st.columns([2, 3])
     _export.chart(vimg.plot_patch_grid(grey, (S, S), 1, title=_("{n} pixels in {levels} grey levels").format(
@@ -61,7 +70,12 @@ def render(name: str, cfg, meta: dict, shown: np.ndarray, picture: str | None, t
         colours=published.IMAGEGPT_COLOURS, error=f"{published.IMAGEGPT_TOP1_ERROR:.1%}",
         test=published.IMAGEGPT_TEST_SIDE, own=sum(p.numel() for p in model.parameters()), S=S, L=L))
 
-    # ---- 4 · completion --------------------------------------------------------------------------------------
+
+def completion_section(name: str, cfg, m: dict, pixels: np.ndarray, grey: np.ndarray, picture: str | None,
+                       truth: str | None):
+    """Section 4: the top rows given, the rest written greedily and sampled, each judged by the shipped ViT;
+    pixels: (N,) the quantised levels in raster order. Returns (the completion, the number of pixels given)."""
+    S, L = cfg.image_size, cfg.levels
     st.header(_("4 · Completing the lower part"))
     c1, c2, c3, c4 = st.columns(4)
     _url.stale_number("img_gpt_rows", 1, S - 1, _("rows given"), S // 2)
@@ -94,10 +108,13 @@ def render(name: str, cfg, meta: dict, shown: np.ndarray, picture: str | None, t
         t=temperature, seed=seed, kept=f"{m['completion_class_kept']:.0%}", n=m["test_n"],
         mode=f"{m['completion_class_kept_mode_fill']:.0%}", blank=f"{m['completion_class_kept_blank']:.0%}")
         + (_(" The true digit of this sample is {digit}.").format(digit=truth) if truth is not None else ""))
+    return greedy, given
 
-    # ---- 5 · where a pixel looks -----------------------------------------------------------------------------
+
+def attention_section(name: str, cfg, done: np.ndarray, given: int, picture: str | None):
+    """Section 5: where one pixel of the greedy completion (N,) looks among the pixels before it, head by head."""
+    S, L = cfg.image_size, cfg.levels
     st.header(_("5 · Where a pixel looks"))
-    done = greedy.pixels[0]
     weights = _runs.pixel_attention(name, _resources.device(), tuple(int(p) for p in done))   # (L, H, N, N)
     n_layers, n_heads = weights.shape[:2]
     p1, p2 = st.columns(2)
@@ -124,7 +141,10 @@ def render(name: str, cfg, meta: dict, shown: np.ndarray, picture: str | None, t
                       key=f"gpt_attention_{h}", where=col, name=(name, head_label(layer, h), f"pixel{pixel}"),
                       caption=caption_line(name, picture))
 
-    # ---- 6 · next-pixel distribution -------------------------------------------------------------------------
+
+def distribution_section(name: str, cfg, greedy, done: np.ndarray, given: int, picture: str | None):
+    """Section 6: the next-pixel distribution at one generated pixel of the greedy completion, and its entropy."""
+    S, L = cfg.image_size, cfg.levels
     st.header(_("6 · The next-pixel distribution as it generates"))
     _url.stale_number("img_gpt_step", given, S * S - 1, _("pixel"), given)
     step = st.slider(_("Generated pixel"), given, S * S - 1, given, key="img_gpt_step", bind=BIND,

@@ -42,9 +42,15 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None) -> None:
     S = run.n_stages
     grids = [run.stage_grid(s)[0] for s in range(S)]
     pixels = [run.stage_patch_size(s) for s in range(S)]
-    spatial = [i for i, w in enumerate(run.weights) if w is not None]
+    stages_section(name, cfg, run, shown, grids, pixels, picture)
+    stage, qi, layer = block_section(name, run, shown, look, grids, pixels, picture)
+    rollout_section(name, run, shown, look, (stage, qi, layer), pixels[stage], picture)
 
-    # ---- 5 · stages --------------------------------------------------------------------------------------------
+
+def stages_section(name: str, cfg, run, shown, grids: list[int], pixels: list[int], picture: str | None):
+    """Section 5's opening: how the stages read the image (windows, shifts or channels, merging), their table, and
+    their tokens and windows drawn on the image; grids: tokens a side per stage, pixels: pixels a side per token."""
+    S = run.n_stages
     davit = run.channel_weights is not None
     st.header(_("5 · Stages: windows, shifts and 2×2 merging") if not davit else
               _("5 · Stages: windows, channels and 2×2 merging"))
@@ -75,24 +81,19 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None) -> None:
                   key="stages", name=(name, "stages"), caption=caption_line(name, picture),
                   title=_("Tokens and windows at each stage"))
 
+
+def block_section(name: str, run, shown, look: str, grids: list[int], pixels: list[int],
+                  picture: str | None) -> tuple[int, int, int]:
+    """A stage, a token and a block picked; the block's windows, where each head looks from the token, DaViT's
+    channel attention, and who may attend to whom. Returns (stage, token index within the stage, block)."""
+    S = run.n_stages
     labels = [stage_label(s, g) for s, g in enumerate(grids)]
     _url.stale_link(f"img_stage_{name}", labels, _("the stage"), labels[0])
     _url.as_option(f"img_stage_{name}", range(S), labels)
     stage = st.radio(_("Stage"), range(S), format_func=lambda s: labels[s], horizontal=True,
                      key=f"img_stage_{name}", bind=BIND, persist_state=KEEP)
     g, px = grids[stage], pixels[stage]
-    layers = [i for i in run.layers_of(stage) if i in spatial]
-    tokens = run.stage_tokens(stage)
-    centre = tokens[(g // 2) * g + g // 2 - 1] if g > 1 else tokens[0]
-    # one picker per model and stage (their tokens and layers differ)
-    qkey, lkey = f"img_query_{name}_s{stage}", f"img_layer_{name}_s{stage}"
-    _url.stale_link(qkey, tokens, _("the token"), centre)
-    _url.stale_link(lkey, [layer_label(i) for i in layers], _("layer"), layer_label(layers[-1]))
-    q1, q2 = st.columns(2)
-    query = q1.selectbox(_("Attention from"), tokens, index=tokens.index(centre), key=qkey, bind=BIND,
-                         persist_state=KEEP, help=_("A token of this stage; its window is outlined in amber."))
-    layer = (q2.select_slider(_("Layer"), layers, layers[-1], format_func=layer_label, key=lkey, bind=BIND,
-                              persist_state=KEEP) if len(layers) > 1 else layers[0])
+    tokens, layers, query, layer = pick_token(name, run, stage, g)
     qi = tokens.index(query)
     ids = window_ids(run, layer)
     wc = st.columns(2)
@@ -114,7 +115,7 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None) -> None:
                                              title=head_label(layer, h), height=260),
                       key=f"overlay_{h}", where=col, name=(name, file_label(layer, h), f"from_{query}"),
                       caption=caption_line(name, attention, picture))
-    if davit:
+    if run.channel_weights is not None:
         image_channels.render(name, run, stage, picture)
     if st.toggle(_("Who may attend to whom in this block"), value=False, key="img_mask", bind=BIND,
                  persist_state=KEEP):
@@ -125,8 +126,35 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None) -> None:
                                        layer=layer_label(layer))),
                       key="swin_mask", name=(name, layer_label(layer), "mask"),
                       caption=caption_line(name, layer_label(layer)))
+    return stage, qi, layer
 
-    # ---- 6 · rollout -------------------------------------------------------------------------------------------
+
+def pick_token(name: str, run, stage: int, g: int) -> tuple[list[str], list[int], str, int]:
+    """A token of the stage (g × g tokens; the centre one by default) and one of its spatial blocks, one picker
+    per model and stage. Returns (the stage's tokens, its spatial blocks, the token, the block)."""
+    spatial = [i for i, w in enumerate(run.weights) if w is not None]
+    layers = [i for i in run.layers_of(stage) if i in spatial]
+    tokens = run.stage_tokens(stage)
+    centre = tokens[(g // 2) * g + g // 2 - 1] if g > 1 else tokens[0]
+    # one picker per model and stage (their tokens and layers differ)
+    qkey, lkey = f"img_query_{name}_s{stage}", f"img_layer_{name}_s{stage}"
+    _url.stale_link(qkey, tokens, _("the token"), centre)
+    _url.stale_link(lkey, [layer_label(i) for i in layers], _("layer"), layer_label(layers[-1]))
+    q1, q2 = st.columns(2)
+    query = q1.selectbox(_("Attention from"), tokens, index=tokens.index(centre), key=qkey, bind=BIND,
+                         persist_state=KEEP, help=_("A token of this stage; its window is outlined in amber."))
+    layer = (q2.select_slider(_("Layer"), layers, layers[-1], format_func=layer_label, key=lkey, bind=BIND,
+                              persist_state=KEEP) if len(layers) > 1 else layers[0])
+    return tokens, layers, query, layer
+
+
+def rollout_section(name: str, run, shown, look: str, picked: tuple[int, int, int], px: int, picture: str | None):
+    """Section 6: rollout through the stages onto the pixels, block by block, and from the picked token;
+    picked: (stage, token index within the stage, block); px: pixels a side of a token of that stage."""
+    stage, qi, layer = picked
+    grids = [run.stage_grid(s)[0] for s in range(run.n_stages)]
+    query = run.stage_tokens(stage)[qi]
+    attention = _("attention from {query}").format(query=query)
     st.header(_("6 · Attention rollout through the stages"))
     rolled = hierarchical_rollout(list(run.weights), run.stages, grids)       # (N_s, N_1) per layer
     st.markdown(_(

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import _export, _resources, _url
+from app_pages._cache_sizes import PROMPTS_KEPT
 from app_pages._markup import md
 from app_pages._numbers import spoken
 from i18n import _, ngettext
@@ -16,7 +17,7 @@ from labels import file_label, head_label
 from model import checkpoints
 from model.analysis import incontext, published
 from model.checkpoints import CheckpointError
-from model.lab.tasks import LOW
+from model.data.symbol_streams import LOW
 from viz.incontext import induction_targets, plot_accuracy_by_offset, plot_head_map, plot_prompt_predictions
 from viz.slide import caption_line
 
@@ -27,11 +28,11 @@ CURVE_PROMPTS = 256             # held-out prompts behind the accuracy curve
 BIND, KEEP = _url.BIND, _url.KEEP
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=PROMPTS_KEPT, show_spinner=False)
 def read_prompt(name: str, dev: str, seed: int, span: int, ablate: bool) -> incontext.PromptRun:
     """The model on held-out prompt `seed` (span repeated), and its copy accuracy on CURVE_PROMPTS more."""
-    model, meta = _resources.load_model(name, dev)
-    return incontext.prompt_run(model, meta["lab"]["data"], seed, span, ablate, CURVE_PROMPTS)
+    h = _resources.loaded(name, dev)
+    return incontext.prompt_run(h.model, h.meta["lab"]["data"], seed, span, ablate, CURVE_PROMPTS)
 
 
 def new_prompt():
@@ -49,7 +50,24 @@ def section(dev: str):
         st.warning(_("The model `{name}` is not available ({why}). Train it with `{command}`.").format(
             name=MODEL, why=md(e), command=checkpoints.retrain_hint(MODEL)))
         return
-    c, lab, m = meta["config"], meta["lab"], meta.get("metrics", {})
+    task, m = meta["lab"]["data"], meta.get("metrics", {})
+    model_caption(meta)
+    seed, span, ablate = controls(task)
+    run = read_prompt(MODEL, dev, seed, span, ablate)
+    tok = _resources.load_tokenizer(MODEL)
+    tokens = [tok.vocab[int(i)] for i in run.ids]
+    head = head_label(*run.head)
+    how = _("{head} zeroed").format(head=head) if ablate else ""
+    text = " ".join(tokens[1:])
+    prompt_view(run, tok, task, m, seed, span, (how, text))
+    curve_view(run, task, span, how)
+    heads_view(run, tokens, seed, (how, text))
+    beyond(model)
+
+
+def model_caption(meta: dict):
+    """Which model this is: the training lab's induction lesson trained once, its size and syllables."""
+    c, lab = meta["config"], meta["lab"]
     task = lab["data"]
     st.caption(ngettext("Model `{name}`: the training lab's induction lesson trained once ({steps} steps, seed "
                         "{seed}, `{command}`): a decoder of {layers} layers × {heads} head, attention only, d_model "
@@ -62,6 +80,10 @@ def section(dev: str):
         layers=c["n_layers"], heads=c["n_heads"], d_model=c["d_model"], context=c["max_len"],
         symbols=task["vocab"] - LOW))
 
+
+def controls(task: dict) -> tuple[int, int, bool]:
+    """Prompt number (with "New prompt"), span length and the induction head's ablation in one row. Returns (seed,
+    span, ablate)."""
     top = min(incontext.MAX_SPAN, (task["length"] - 1) // 2)
     _url.stale_number("ic_seed", 0, SEED_MAX, _("prompt number"), 0)
     _url.stale_number("ic_span", 2, top, _("span length"), SPAN_DEFAULT)
@@ -76,12 +98,15 @@ def section(dev: str):
     ablate = c4.toggle(_("Zero the induction head"), False, key="ic_ablate", bind=BIND, persist_state=KEEP,
                        help=_("Its output replaced by zeros in every prompt (zero ablation): what is left of the "
                               "copying without it."))
-    run = read_prompt(MODEL, dev, seed, span, ablate)
-    tok = _resources.load_tokenizer(MODEL)
+    return seed, span, ablate
+
+
+def prompt_view(run, tok, task: dict, m: dict, seed: int, span: int, about: tuple[str, str]):
+    """The prompt with the model's guess under each token, and its right guesses on the two copies beside the
+    held-out accuracy; about: (what was zeroed, the prompt's text) for the slides' caption."""
+    how, text = about
     tokens, predicted = [tok.vocab[int(i)] for i in run.ids], [tok.vocab[int(i)] for i in run.predicted]
     head = head_label(*run.head)
-    how = _("{head} zeroed").format(head=head) if ablate else ""
-    text = " ".join(tokens[1:])
     _export.chart(plot_prompt_predictions(tokens, predicted, run.prob, first=run.first, second=run.second,
                                           span=run.span,
                                           title=_("Prompt {seed}: the span at {a}–{b} comes back at {c}–{d}").format(
@@ -110,6 +135,9 @@ def section(dev: str):
                  "red where the answer is in the prompt (every token of the second copy but its first). The first "
                  "token of each copy has no cue: nothing earlier tells it."))
 
+
+def curve_view(run, task: dict, span: int, how: str):
+    """Accuracy against the position in the copy, on CURVE_PROMPTS held-out prompts, first copy and second."""
     curve = run.curve
     _export.chart(plot_accuracy_by_offset(curve.first_by_offset, curve.second_by_offset,
                                           chance=1 / (task["vocab"] - LOW),
@@ -122,6 +150,12 @@ def section(dev: str):
                  "a token sometimes fixing the one two places later, lifts it a little above 1 in {n}).").format(
         second=curve.second, first=curve.first, n=task["vocab"] - LOW))
 
+
+def heads_view(run, tokens: list[str], seed: int, about: tuple[str, str]):
+    """The induction head and the previous-token head it works with: their maps on this prompt and every head's
+    two scores; about: (what was zeroed, the prompt's text) for the slides' caption."""
+    how, text = about
+    head = head_label(*run.head)
     layer, h = run.head
     prev_layer, prev_head = divmod(int(run.previous.argmax()), run.previous.shape[1])
     st.markdown(_("**The head that copies.** The shared scorer ranks every head by its induction score: the mean "
@@ -150,6 +184,10 @@ def section(dev: str):
                                _("induction score"): run.induction.ravel().round(3),
                                _("previous-token score"): run.previous.ravel().round(3)}),
                  hide_index=True, key="ic_scores")
+
+
+def beyond(model):
+    """What large models do with their prompt beyond copying, and GPT-3's size beside this model's."""
     st.markdown(_("**What large models do beyond this.** This two-layer model only copies: it continues a span it has "
                   "already seen, token for token, and has no other way to use its prompt. Induction heads like this "
                   "one form in large language models too, and Olsson et al. (2022, “In-context learning and induction "

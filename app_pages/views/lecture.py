@@ -14,6 +14,7 @@ import streamlit as st
 
 import i18n
 from app_pages import _class, _language, _pages, _playlist, _present, _url
+from app_pages._cache_sizes import ONE
 from app_pages._markup import md
 from app_pages.views import lecture_class
 from i18n import _, ngettext
@@ -21,17 +22,17 @@ from i18n import _, ngettext
 STEP = "lecture_step"           # the current view, 1-based, bound to the URL
 LIST = "lecture_playlist"       # session state: the playlist when it is not the prepared plan
 MESSAGE = "_lecture_message"    # session state: (where, kind, text) said once, next to the control it is about
-SKIP = {"home.py", "lecture.py", "classroom.py"}
+SKIP = {_pages.HOME, "lecture", "classroom"}
 NON_ASCII = re.compile(r"(?:%[89A-Fa-f][0-9A-Fa-f])+")     # a percent-encoded run of UTF-8 bytes ≥ 0x80
 TEXTBOOK_SECTION = re.compile(r"教材\s*(\d+(?:\.\d+)*)")   # the plan's "教材 12.6.2": a section of the textbook
 
 
 def pages() -> dict[str, tuple[str, str]]:
     """url path -> (title, icon) of each page a view may open."""
-    return {f.removesuffix(".py"): (title, icon) for f, title, icon, _blurb in _pages.available() if f not in SKIP}
+    return {name: (title, icon) for name, title, icon, _blurb in _pages.PAGES if name not in SKIP}
 
 
-@st.cache_data(max_entries=1)
+@st.cache_data(max_entries=ONE)
 def prepared_plan(names: tuple[str, ...]) -> list[_playlist.View]:
     return _playlist.prepared(names)
 

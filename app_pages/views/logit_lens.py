@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from app_pages import _export, _resources, _url
+from app_pages._cache_sizes import RUNS_KEPT
 from app_pages._markup import md, visible
 from i18n import _, language, ngettext
 from labels import layer_label
@@ -40,12 +41,12 @@ class LensView:
     tokens: tuple[str, ...]
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=RUNS_KEPT, show_spinner=False)
 def lens_run(name: str, dev: str, text: str) -> LensView:
     """The logit lens of a shipped decoder on typed text (its own text rule, [BOS] first)."""
-    model, _meta = _resources.load_model(name, dev)
-    tok = _resources.load_tokenizer(name)
-    lens = logit_lens.read_text(model, tok, text, _resources.text_rule(name))
+    h = _resources.loaded(name, dev)
+    tok = h.tokenizer
+    lens = logit_lens.read_text(h.model, tok, text, h.text_rule)
     top = tuple(tuple(visible(logit_lens.token_text(tok, i)) for i in row) for row in lens.top)
     return LensView(lens, top, top[-1], tuple(visible(t) for t in lens.tokens))
 
@@ -84,26 +85,9 @@ def section(gpt: str, dev: str, prompt: str):
     name = st.radio(_("Model"), models, key="lens_model", horizontal=True, bind=BIND, persist_state=KEEP,
                     help=_("{gpt}: the prompt typed above. {copy}: a small decoder that copies a span it saw earlier "
                            "in its prompt (the tab “Learning from the prompt”).").format(gpt=gpt, copy=COPY_MODEL))
-    if name == COPY_MODEL:
-        try:
-            _resources.load_model(COPY_MODEL, dev)
-        except CheckpointError as e:
-            st.warning(_("The model `{name}` is not available ({why}). Train it with `{command}`.").format(
-                name=COPY_MODEL, why=md(e), command=checkpoints.retrain_hint(COPY_MODEL)))
-            return
-        syllables = _resources.load_tokenizer(COPY_MODEL).vocab[logit_lens.N_SPECIAL:]
-        c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
-        text = _resources.clip_text(c1.text_input(
-            _("Syllables, separated by spaces"), READY_PROMPT, key="lens_copy_prompt",
-            bind=_url.text_bind("lens_copy_prompt"), persist_state=KEEP,
-            help=_("The model knows the {n} syllables it was trained on ({first} … {last}); anything else is read "
-                   "as [UNK]. A span that comes back is what it can copy.").format(
-                n=len(syllables), first=", ".join(f"`{s}`" for s in syllables[:3]),
-                last=", ".join(f"`{s}`" for s in syllables[-2:]))), MAX_COPY_CHARS)
-        c2.button(_("Ready-made prompt"), on_click=ready_prompt, key="lens_ready", width="stretch",
-                  help=_("Eight syllables (di … sa) that come back after eight others."))
-    else:
-        text = prompt
+    text = copy_prompt(dev) if name == COPY_MODEL else prompt
+    if text is None:
+        return
     try:
         view = lens_run(name, dev, text)
     except logit_lens.LensError as e:
@@ -111,15 +95,8 @@ def section(gpt: str, dev: str, prompt: str):
         return
     lens = view.lens
     R, T = lens.top.shape
-    window, lo = WINDOW.get(name, WINDOW_DEFAULT), 0
-    if T > window:
-        _url.stale_number("lens_from", 0, T - window, _("first position shown"), 0)
-        if st.session_state.get("lens_from", 0) > T - window:            # a longer prompt's window, kept
-            st.session_state.lens_from = T - window
-        lo = st.select_slider(_("First position shown"), range(T - window + 1), key="lens_from", bind=BIND,
-                              persist_state=KEEP,
-                              help=_("The map shows {n} positions at a time, so every token stays readable.").format(
-                                  n=window))
+    window = WINDOW.get(name, WINDOW_DEFAULT)
+    lo = first_position(T, window)
     hi = min(T, lo + window)
     copied, source = logit_lens.copy_layers(lens)
     marked = [(int(copied[t]), t - lo) for t in range(lo, hi) if copied[t] >= 0] if name == COPY_MODEL else []
@@ -139,6 +116,42 @@ def section(gpt: str, dev: str, prompt: str):
         if marked:
             st.caption(_("Outlined: the cell where the copied token becomes the top prediction and stays so."))
     st.markdown(settling(view))
+
+
+def copy_prompt(dev: str) -> str | None:
+    """The syllables box for incontext_copy, with a ready-made prompt; None when that model is not shipped."""
+    try:
+        _resources.load_model(COPY_MODEL, dev)
+    except CheckpointError as e:
+        st.warning(_("The model `{name}` is not available ({why}). Train it with `{command}`.").format(
+            name=COPY_MODEL, why=md(e), command=checkpoints.retrain_hint(COPY_MODEL)))
+        return None
+    syllables = _resources.load_tokenizer(COPY_MODEL).vocab[logit_lens.N_SPECIAL:]
+    c1, c2 = st.columns([5, 1], vertical_alignment="bottom")
+    text = _resources.clip_text(c1.text_input(
+        _("Syllables, separated by spaces"), READY_PROMPT, key="lens_copy_prompt",
+        bind=_url.text_bind("lens_copy_prompt"), persist_state=KEEP,
+        help=_("The model knows the {n} syllables it was trained on ({first} … {last}); anything else is read "
+               "as [UNK]. A span that comes back is what it can copy.").format(
+            n=len(syllables), first=", ".join(f"`{s}`" for s in syllables[:3]),
+            last=", ".join(f"`{s}`" for s in syllables[-2:]))), MAX_COPY_CHARS)
+    c2.button(_("Ready-made prompt"), on_click=ready_prompt, key="lens_ready", width="stretch",
+              help=_("Eight syllables (di … sa) that come back after eight others."))
+    return text
+
+
+def first_position(T: int, window: int) -> int:
+    """The first of the `window` positions the map shows, picked with a slider when the T tokens do not fit."""
+    lo = 0
+    if T > window:
+        _url.stale_number("lens_from", 0, T - window, _("first position shown"), 0)
+        if st.session_state.get("lens_from", 0) > T - window:            # a longer prompt's window, kept
+            st.session_state.lens_from = T - window
+        lo = st.select_slider(_("First position shown"), range(T - window + 1), key="lens_from", bind=BIND,
+                              persist_state=KEEP,
+                              help=_("The map shows {n} positions at a time, so every token stays readable.").format(
+                                  n=window))
+    return lo
 
 
 def settling(view: LensView) -> str:

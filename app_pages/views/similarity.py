@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _present, _resources, _url
+from app_pages import _export, _pages, _present, _resources, _url
+from app_pages._cache_sizes import RUNS_KEPT
 from app_pages._markup import md
 from i18n import _, ngettext
 from labels import layer_label
@@ -23,7 +24,6 @@ DEFAULT_SENTENCES = ("The weather is lovely today.", "It's so sunny outside!", "
                      "A man is playing a guitar.", "Someone is playing the guitar.")
 DEFAULT_TEXT = "\n".join(DEFAULT_SENTENCES)
 SHOWN_DIMS = 6                             # dimensions written out in the table of numbers
-RUNS_KEPT = 8
 
 
 def sentence_models() -> list[str]:
@@ -35,8 +35,8 @@ def sentence_models() -> list[str]:
 @st.cache_data(max_entries=RUNS_KEPT, show_spinner="Running the sentence encoder… · 正在运行句子编码器…")
 def sentence_run(name: str, device: str, sentences: tuple[str, ...]) -> Pooled:
     """Pooled (tokens, last-layer states, sentence vectors, cosines) of a sentence encoder on each sentence."""
-    model, meta = _resources.load_model(name, device)
-    return pool(model, _resources.load_tokenizer(name), list(sentences), _resources.text_rule(name))
+    h = _resources.loaded(name, device)
+    return pool(h.model, h.tokenizer, list(sentences), h.text_rule)
 
 
 def read_sentences(text: str) -> list[str]:
@@ -135,7 +135,7 @@ def pooling_section(name: str, meta: dict, run: Pooled, sentences: list[str]):
                   "So the state of “{token}” carries its context, and averaging them loses less than it seems. See "
                   "what each head of the last layer mixes in the attention explorer:").format(
         layers=meta["config"]["n_layers"], token=md(tokens[min(1, n - 1)])))
-    st.page_link("app_pages/explorer.py", label=_("This sentence in the attention explorer ({name}, {layer})").format(
+    st.page_link(_pages.page("explorer"), label=_("This sentence in the attention explorer ({name}, {layer})").format(
         name=name, layer=layer_label(meta["config"]["n_layers"] - 1)), icon=":material/grid_view:",
         query_params={"text_model": name, "explorer_text": sentences[at],
                       "explorer_layer": layer_label(meta["config"]["n_layers"] - 1)})

@@ -206,17 +206,7 @@ def lookup_section(text: str):
     typed = (enc.tokens if hasattr(enc, "tokens") else enc.pieces)[:MAX_LOOKUP]
     unknown = getattr(enc, "unknown", [False] * len(enc.ids))[:MAX_LOOKUP]
     tokens = [f"{t} → [UNK]" if unk else t for t, unk in zip(typed, unknown)]    # what the id stands for
-    if isinstance(tok, bpe_tok.BPETokenizer):
-        st.caption(_("**{name}** reads text with byte-level BPE ({file}, {n:,} tokens).").format(
-            name=md(name), file=md(tok.file) if tok.file else _("embedded"), n=len(tok)))
-    elif isinstance(tok, WordPieceTokenizer):
-        st.caption(_("**{name}** reads text with its own WordPiece vocabulary ({n:,} pieces, from its package), not "
-                     "the BPE above: lower-cased, a word split into pieces, “##” marking a piece that continues a "
-                     "word; only a character it never saw is [UNK].").format(name=md(name), n=len(tok)))
-    else:
-        st.caption(_("**{name}** reads text with its own stored word vocabulary ({n:,} words), not the BPE above: a "
-                     "word outside it is [UNK], one column shared by every unknown word.").format(name=md(name),
-                                                                                                 n=len(tok)))
+    _reads_with(name, tok)
     if len(enc.ids) > MAX_LOOKUP:
         st.info(_("The text has {n:,} tokens for this model; the lookup below uses the first {most}.").format(
             n=len(enc.ids), most=MAX_LOOKUP))
@@ -230,8 +220,6 @@ def lookup_section(text: str):
     st.session_state.setdefault("tok_token", first)
     n = st.selectbox(_("Token"), range(len(ids)), key="tok_token", format_func=words.__getitem__, bind=BIND,
                      help=_("A token seen again is numbered: “walk (2)”. Its position and id are below."))
-    x = embed_by_product(omega, ids)                                    # (D, N)
-    gap = float(np.abs(x - table[ids].T).max())
     shown = _("The token at position {i} (of {n}, counted from 0 like every position): **{token}**, id {id}.")
     st.caption(shown.format(i=n, n=len(ids), token=md(tokens[n]), id=ids[n]))
     st.markdown(f"Ωₑ: D × |V| = **{d} × {v:,}** · T: |V| × N = **{v:,} × {len(ids)}** · "
@@ -240,8 +228,29 @@ def lookup_section(text: str):
     st.caption(_("The textbook's typical sizes (12.5.2) are D = {D:,} and |V| = {V:,}: Ωₑ alone then holds "
                  "{D:,} × {V:,} = {DV:,} numbers. This model's holds {d} × {v:,} = {dv:,}.").format(
         D=D, V=V, DV=D * V, d=d, v=v, dv=d * v))
-    column = one_hot_columns([ids[n]], v)[:, 0]                         # (|V|,)
     entry = "[UNK]" if unknown[n] else str(tokens[n])                   # the vocabulary entry id n stands for
+    _column_of_t(name, text, ids, n, entry, v)
+    _same_numbers(table, ids, n)
+
+
+def _reads_with(name: str, tok):
+    """A caption: the tokenizer the model reads text with."""
+    if isinstance(tok, bpe_tok.BPETokenizer):
+        st.caption(_("**{name}** reads text with byte-level BPE ({file}, {n:,} tokens).").format(
+            name=md(name), file=md(tok.file) if tok.file else _("embedded"), n=len(tok)))
+    elif isinstance(tok, WordPieceTokenizer):
+        st.caption(_("**{name}** reads text with its own WordPiece vocabulary ({n:,} pieces, from its package), not "
+                     "the BPE above: lower-cased, a word split into pieces, “##” marking a piece that continues a "
+                     "word; only a character it never saw is [UNK].").format(name=md(name), n=len(tok)))
+    else:
+        st.caption(_("**{name}** reads text with its own stored word vocabulary ({n:,} words), not the BPE above: a "
+                     "word outside it is [UNK], one column shared by every unknown word.").format(name=md(name),
+                                                                                                 n=len(tok)))
+
+
+def _column_of_t(name: str, text: str, ids, n: int, entry: str, v: int):
+    """Column n of the one-hot matrix T, and what Ωₑ·T makes of it."""
+    column = one_hot_columns([ids[n]], v)[:, 0]                         # (|V|,)
     _export.chart(plot_one_hot(column, hot_label=entry,
                                title=_("Column {i} of T: {n:,} entries, one 1").format(i=n, n=v)),
                   key="tok_one_hot", name=(name, f"token{n}", "one_hot"),
@@ -250,6 +259,14 @@ def lookup_section(text: str):
     st.markdown(_("Column {i} of T is all zeros except row **{id}**, so Ωₑ·T's column {i} is column {id} of Ωₑ: "
                   "the embedding of **{entry}**, the model's own `embed.tok.weight` row {id}.").format(
         i=n, id=ids[n], entry=md(entry)))
+
+
+def _same_numbers(table, ids, n: int):
+    """Ωₑ·T computed as a product equals the model's embedding rows; the two ways the table is stored.
+    table: (|V|, D) the model's embed.tok.weight; ids: the text's ids; n: the picked position."""
+    v, d = table.shape
+    x = embed_by_product(table.T, ids)                                  # (D, N)
+    gap = float(np.abs(x - table[ids].T).max())
     c1, c2 = st.columns([1, 2])
     c1.metric(_("Largest |Ωₑ·T − embedding rows|, all tokens"), f"{gap:g}")
     exact = st.column_config.NumberColumn(format="%.8f")

@@ -1,6 +1,6 @@
 """Training lab: train a small Transformer here and watch its heads form. A lesson (a preset) trains in a child
-process on one CPU thread through the server's heavy-job queue (model.jobs: queued with its position, a memory
-bound, stop and resume); every k steps every head's attention on fixed probes is snapshotted and scored
+process on one CPU thread through the server's heavy-job queue (runtime/job_queue.py: queued with its position, a
+memory bound, stop and resume); every k steps every head's attention on fixed probes is snapshotted and scored
 (previous-token, induction, sink, pronoun, sorting), and the run plays back as a timelapse
 (app_pages/views/training_lab_timelapse.py) whose loss curve marks the step where a head's score crossed its
 threshold. What it teaches: heads are not designed, they form during training, often suddenly."""
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from app_pages import _heavy, _url
+from app_pages import _url
 from app_pages.views import training_lab_timelapse as timelapse
 from i18n import _
-from model import jobs
 from model.lab import lessons
 from model.lab import run as lab_run
+from runtime import heavy_jobs, job_queue
 
 BIND, KEEP = _url.BIND, _url.KEEP        # the lesson and its settings are in the URL and survive a visit elsewhere
 RUN = "lab_run"                          # session state: this session's run (folder, lesson, settings, job)
@@ -102,15 +102,16 @@ def start(lesson: lessons.Lesson, s: lessons.Settings, resume: bool = False) -> 
         folder = RUNS / uuid.uuid4().hex
         folder.mkdir(parents=True)
     try:
-        job = jobs.QUEUE.submit(command(lesson, s, folder, resume), owner=f"{_heavy.owner()}:lab",
-                                what=_("The training run"), cwd=_heavy.ROOT, alive=_heavy.alive())
-    except jobs.Busy as e:
-        _heavy.busy(e)
+        job = job_queue.QUEUE.submit(command(lesson, s, folder, resume), owner=f"{heavy_jobs.owner()}:lab",
+                                     what=_("The training run"), cwd=heavy_jobs.ROOT, alive=heavy_jobs.alive(),
+                                     **heavy_jobs.who())
+    except job_queue.Busy as e:
+        heavy_jobs.busy(e)
         return
     st.session_state[RUN] = {"folder": str(folder), "lesson": lesson.name, "settings": s.to_dict(), "job": job}
 
 
-def progress_text(job: jobs.Job) -> tuple[float, str]:
+def progress_text(job: job_queue.Job) -> tuple[float, str]:
     row = next((r for r in reversed(job.rows) if r.get("event") == "progress"), None)
     if row is None:
         return 0.0, _("Starting: loading torch and building the model…")
@@ -130,8 +131,8 @@ def live(lesson: lessons.Lesson) -> None:
         return
     if job.finished:
         st.rerun(scope="app")
-    if job.state == jobs.QUEUED:
-        st.info(_heavy.queued_text(job), icon=":material/hourglass_top:")
+    if job.state == job_queue.QUEUED:
+        st.info(heavy_jobs.queued_text(job), icon=":material/hourglass_top:")
         return
     fraction, text = progress_text(job)
     st.progress(min(max(fraction, 0.0), 1.0), text=text)
@@ -158,16 +159,16 @@ def run_controls(lesson: lessons.Lesson, s: lessons.Settings, error: str | None)
                  help=_("Continue the stopped run from its last snapshot, with its own settings.")):
         start(lessons.LESSONS[record["lesson"]], lessons.Settings(**record["settings"]), resume=True)
         st.rerun()
-    memory = jobs.QUEUE.memory_mb
+    memory = job_queue.QUEUE.memory_mb
     c4.caption(_("A run is a heavy job: at most {slots} heavy jobs run at once on this server, for all its users, "
                  "each in its own process on one CPU thread{memory}. One run per session: a new one replaces the "
                  "old.").format(
-        slots=jobs.QUEUE.slots, memory=_(", limited to {mb:,} MiB").format(mb=memory) if memory else ""))
+        slots=job_queue.QUEUE.slots, memory=_(", limited to {mb:,} MiB").format(mb=memory) if memory else ""))
     if going:
         live(lessons.LESSONS[record["lesson"]])
-    elif job is not None and job.state == jobs.FAILED:
-        st.error(_heavy.failure(job))
-    elif job is not None and job.state == jobs.CANCELLED and resumable:
+    elif job is not None and job.state == job_queue.FAILED:
+        st.error(heavy_jobs.failure(job))
+    elif job is not None and job.state == job_queue.CANCELLED and resumable:
         st.info(_("The run stopped at step {step:,} of {steps:,} ({why}). **Resume** continues it from there.")
                 .format(step=state["step"], steps=state["settings"]["steps"], why=job.error))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from app_pages import _export, _resources, _url
+from app_pages import _export, _pages, _resources, _url
 from i18n import _
 from labels import head_label
 from model.lab import lessons
@@ -121,7 +121,7 @@ def exports(lesson: lessons.Lesson, record: dict, history: list[dict], tokens: l
                        "application/json", on_click="ignore", icon=":material/download:", key="lab_config")
     opened = st.session_state.get("lab_opened")
     if opened is not None and opened[0] == str(model_file) and opened[1] in _resources.session_models():
-        c3.page_link("app_pages/explorer.py", label=_("Open in the explorer"), icon=":material/grid_view:")
+        c3.page_link(_pages.page("explorer"), label=_("Open in the explorer"), icon=":material/grid_view:")
         c3.caption(_("Its text models now list **{name}**.").format(name=opened[1]))
         return
     sample = " ".join(t for t in tokens if not t.startswith("["))        # the probe without [BOS], [CLS], [SEP]

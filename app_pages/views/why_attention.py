@@ -13,6 +13,7 @@ from app_pages._numbers import spoken
 from i18n import N_, _
 from model.analysis import recurrence, sizes
 from model.data.course_world import PARAGRAPH
+from runtime import heavy_jobs
 from viz.slide import caption_line
 from viz.why_attention import plot_param_growth, plot_rnn_timing
 
@@ -151,17 +152,23 @@ def rnn_section():
         st.info(_("Pick at least one sequence length."))
     device = _resources.device()
     if go and chosen:
-        bar, done = st.progress(0.0, text=_("Starting…")), []
-        for i, n in enumerate(sorted(chosen)):
-            bar.progress(i / len(chosen), text=_("N = {n:,}: the RNN's {n:,} steps, then one attention layer").format(
-                n=n))
-            done.append(recurrence.measure(n, d, device=device))
-        bar.empty()
-        st.session_state[RESULTS] = (tuple(sorted(chosen)), d, device, done)
+        with heavy_jobs.slot(_("The measurement")) as job:      # one of the server's heavy-job slots
+            if job is not None:
+                bar, done = st.progress(0.0, text=_("Starting…")), []
+                for i, n in enumerate(sorted(chosen)):
+                    bar.progress(i / len(chosen), text=_("N = {n:,}: the RNN's {n:,} steps, then one attention "
+                                                         "layer").format(n=n))
+                    done.append(recurrence.measure(n, d, device=device))
+                bar.empty()
+                st.session_state[RESULTS] = (tuple(sorted(chosen)), d, device, done)
     result = st.session_state.get(RESULTS)
-    if not result:
-        return
-    ns, width, dev, timings = result
+    if result:
+        rnn_results(*result)
+
+
+def rnn_results(ns: tuple[int, ...], width: int, dev: str, timings: list):
+    """The last measurement: time against N for the RNN (a Python loop and torch.nn.RNN) and one attention layer,
+    its table, and what it shows at the longest N."""
     where = _("the CPU") if dev == "cpu" else html.escape(dev)
     st.caption(_("Measured on {where} at d_model = {width}, N = {lengths}: the fastest of up to {repeats} runs after "
                  "a warm-up (other programs on the machine only ever add time). Press Measure again after changing "

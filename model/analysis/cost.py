@@ -4,7 +4,7 @@ boolean mask (masked_fill), the blocked sliding-window kernel (never N × N) and
 Peak memory: on CUDA, torch's allocator peak; on CPU, the process's peak resident set (Linux VmHWM,
 reset through /proc/self/clear_refs) above what it held before, with glibc told to return every block
 over 64 KiB to the system, so freed memory is not silently reused. Because that is process-wide,
-pages run a sweep in a child process through the process-wide job queue (model.jobs):
+pages run a sweep in a child process (`sweep_command`, through the server's job queue):
 `python -m model.analysis.cost --n 256 1024 …`, one JSON line per row.
 """
 import argparse
@@ -14,16 +14,12 @@ import math
 import statistics
 import sys
 import time
-import uuid
-from pathlib import Path
 
 import torch
 
-from i18n import N_, _
-from model import jobs
+from i18n import N_
 from model.engine.sparse import sliding_window_attention
 
-ROOT = Path(__file__).resolve().parents[2]
 METHODS = {"dense": N_("dense (no mask)"), "dense_masked": N_("dense + mask (masked_fill)"),   # shown: _(name)
            "sparse": N_("blocked sliding-window kernel"), "flex": N_("FlexAttention (block mask)")}
 
@@ -150,6 +146,13 @@ def measure(method: str, n: int, width: int = 128, n_global: int = 0, dilation: 
     return {"method": method, "n": n, "time_ms": ms, "peak_mib": peak.extra_mib}
 
 
+def allocation_failed(e: BaseException) -> bool:
+    """Whether an exception says memory ran out: Python's MemoryError, torch's OutOfMemoryError (a device), or an
+    allocator's refusal in its text (torch's CPU allocator under the child's address-space bound, C++'s bad_alloc)."""
+    return isinstance(e, (MemoryError, torch.OutOfMemoryError)) or any(
+        s in str(e) for s in ("can't allocate memory", "std::bad_alloc", "out of memory"))
+
+
 def sweep(methods, sizes, dense_limit: int = 16384, **kw):
     """Yield measure(...) for each size and method; dense methods above dense_limit are skipped. A method that
     fails yields {"method", "n", "error"} (and "out_of_memory": True when an allocation failed)."""
@@ -162,7 +165,7 @@ def sweep(methods, sizes, dense_limit: int = 16384, **kw):
                 yield measure(m, n, **kw)
             except Exception as e:                                  # e.g. FlexAttention cannot compile here
                 why = f"{type(e).__name__}: {e}"
-                yield {"method": m, "n": n, "error": why[:300], "out_of_memory": jobs.out_of_memory(why)}
+                yield {"method": m, "n": n, "error": why[:300], "out_of_memory": allocation_failed(e)}
 
 
 def sweep_command(methods, sizes, width: int = 128, n_global: int = 0, device: str = "cpu", repeats: int = 3,
@@ -174,34 +177,9 @@ def sweep_command(methods, sizes, width: int = 128, n_global: int = 0, device: s
 
 
 def memory_bound(device: str) -> int | None:
-    """The child's memory bound for model.jobs: the queue's on CPU; none on CUDA, which maps the device's memory
-    into the address space (the device's own memory bounds it there)."""
+    """The child's memory bound in the server's job queue: -1 (the queue's own) on CPU; None on CUDA, which maps the
+    device's memory into the address space (the device's own memory bounds it there)."""
     return None if device == "cuda" else -1
-
-
-def sweep_in_child(methods, sizes, width: int = 128, n_global: int = 0, device: str = "cpu", repeats: int = 3,
-                   threads: int = 1, owner: str | None = None):
-    """Yield the rows of `sweep` measured in a fresh child process run through the process-wide job queue
-    (model.jobs: it waits for a free slot and has the queue's memory bound), so that the memory peak is the
-    measurement's alone and the caller's process keeps its malloc settings. Closing the generator cancels it.
-    owner: whose job it is (a new job of the same owner replaces an unfinished one); default, a new one."""
-    job = jobs.QUEUE.submit(sweep_command(methods, sizes, width, n_global, device, repeats, threads),
-                            owner=owner or f"sweep-{uuid.uuid4().hex}",
-                            what="cost measurement", memory_mb=memory_bound(device), cwd=ROOT)
-    seen = 0
-    try:
-        while True:
-            finished = job.finished
-            while seen < len(job.rows):
-                yield job.rows[seen]
-                seen += 1
-            if finished:
-                break
-            job.wait(0.5)
-    finally:
-        job.cancel()
-    if job.state != jobs.DONE:
-        raise RuntimeError(_("the measurement process failed: {why}").format(why=job.error))
 
 
 def main(argv=None):

@@ -6,6 +6,8 @@ import time
 import numpy as np
 import torch
 
+from model.architectures.swin import Hierarchy
+
 
 def parameters(model) -> int:
     return sum(p.numel() for p in model.parameters())
@@ -14,7 +16,7 @@ def parameters(model) -> int:
 def attention_pairs(model) -> list[int]:
     """Per layer, the query-key pairs one head (or one channel group) scores, summed over heads (or groups)."""
     c = model.config
-    if not hasattr(model, "stages"):                                     # a ViT: every token with every token
+    if not isinstance(model, Hierarchy):                                 # a ViT: every token with every token
         return [c.n_heads * (c.n_patches + 1) ** 2] * c.n_layers
     out = []
     for s, blocks in enumerate(model.stages):
@@ -45,3 +47,10 @@ def pixel_attention_cost(side: int, patch: int = 1, bytes_per_score: int = 4) ->
     <cls> when patch > 1, as a ViT does): tokens, query-key pairs (tokens²) and the bytes of its score matrix."""
     tokens = (side // patch) ** 2 + (1 if patch > 1 else 0)
     return {"tokens": tokens, "pairs": tokens ** 2, "bytes": tokens ** 2 * bytes_per_score}
+
+
+def summary(model) -> dict:
+    """{"parameters", "pairs" (per layer), "ms" (median fast-path forward pass of one blank image)}."""
+    c = model.config
+    x = np.zeros((1, c.channels, c.image_size, c.image_size), dtype=np.float32)
+    return {"parameters": parameters(model), "pairs": attention_pairs(model), "ms": forward_ms(model, x)}

@@ -1,7 +1,7 @@
 """Learning from the prompt, at the smallest scale: a decoder copies a span it saw earlier in its prompt (Olsson
 et al. 2022, "In-context learning and induction heads"). The prompts are the training lab's induction data
-(model.lab.tasks: random syllables, one span repeated later) drawn from seeds no lab run trains on; the head is the
-one the shared scorer (model.analysis.head_scores) ranks first.
+(model.data.symbol_streams: random syllables, one span repeated later) drawn from seeds no lab run trains on; the
+head is the one the shared scorer (model.analysis.head_scores) ranks first.
 
     p = prompts(task, seed=0, n=512)                       # ids (n, T), each row's two copies
     acc = copy_accuracy(predict(model, p.ids), p)          # second copy (copied), first copy (chance)
@@ -15,10 +15,10 @@ import numpy as np
 import torch
 
 from model.analysis import head_scores
+from model.data import symbol_streams as symbols
 from model.data.word_tokenizer import BOS
 from model.engine.ablation import ablating
 from model.engine.capture import capturing
-from model.lab import tasks
 
 HELDOUT_SEED = 10_000    # prompts come from default_rng([HELDOUT_SEED, seed]); lab runs train on [seed ≤ 9999, step]
 MAX_SPAN = 15            # the longest span that fits twice after [BOS] in the lab's 32 positions
@@ -68,14 +68,14 @@ class PromptRun:
 
 
 def prompts(task: dict, seed: int, n: int, span: int | None = None) -> Prompts:
-    """n held-out prompts of task["length"] tokens from the lab's generator (model.lab.tasks.stream, then one span
-    repeated by tasks.repeat_spans): span lengths as in training (task["spans"]) or all `span` long."""
+    """n held-out prompts of task["length"] tokens from the lab's generator (symbol_streams.stream, then one span
+    repeated by symbol_streams.repeat_spans): span lengths as in training (task["spans"]) or all `span` long."""
     if span is not None and not 2 <= span <= min(MAX_SPAN, (task["length"] - 1) // 2):
         raise ValueError(f"span is {span}; it must be from 2 to {min(MAX_SPAN, (task['length'] - 1) // 2)}")
     rng = np.random.default_rng([HELDOUT_SEED, seed])
-    x = tasks.stream(rng, n, task["length"], task["vocab"], task["skip"])
+    x = symbols.stream(rng, n, task["length"], task["vocab"], task["skip"])
     placed: list = []
-    tasks.repeat_spans(rng, x, (span, span) if span else tuple(task["spans"]), 1, placed)
+    symbols.repeat_spans(rng, x, (span, span) if span else tuple(task["spans"]), 1, placed)
     _, a, c, s = (np.array(v) for v in zip(*placed))
     return Prompts(x.astype(np.int64), a, c, s)
 
@@ -120,7 +120,7 @@ def scorer_tables(model, vocab: int) -> tuple[np.ndarray, np.ndarray]:
     """(induction, previous-token) scores (L, H) of every head from the shared scorer, on [BOS] + a span of
     SCORER_SPAN distinct symbols + the same span (its seed 0)."""
     prefix = [BOS]
-    body = head_scores.repeated_spans(vocab, SCORER_SPAN, 8, 0, tasks.LOW)
+    body = head_scores.repeated_spans(vocab, SCORER_SPAN, 8, 0, symbols.LOW)
     ids = np.concatenate([np.full((len(body), 1), BOS), body], axis=1)
     weights = head_scores.attention_weights(model, ids)
     return (head_scores.induction_pattern_scores(weights, len(prefix), SCORER_SPAN),
@@ -141,7 +141,7 @@ def measure(model, task: dict, n: int = 512, seed: int = 0) -> dict:
         for name, at in (("induction", ind_at), ("previous_token", prev_at))}
     rounded = lambda a: [None if np.isnan(v) else round(float(v), 4) for v in a]        # noqa: E731
     return {"incontext_copy_acc": round(acc.second, 4), "first_copy_acc": round(acc.first, 4),
-            "chance": round(1 / (task["vocab"] - tasks.LOW), 4),
+            "chance": round(1 / (task["vocab"] - symbols.LOW), 4),
             "copy_acc_by_offset": rounded(acc.second_by_offset),
             "first_copy_acc_by_offset": rounded(acc.first_by_offset),
             "queries_by_offset": acc.second_count.tolist(),

@@ -12,7 +12,8 @@ from model.engine.errors import InputError
 from model.tasks.attention_run import run_text
 from model.tasks.results import TextRun
 
-# The experiment as the positional page opens it and as the README quotes it (`python -m model.analysis.order`).
+# The experiment as the positional page opens it and as docs/pages/positional.md quotes it
+# (`python -m model.analysis.order`).
 MODEL = "coref_encoder"
 SENTENCE_A, SENTENCE_B = "The woman ate the raccoon.", "The raccoon ate the woman."
 
@@ -104,14 +105,14 @@ def main(argv=None):
     import argparse
     import json
 
-    from model import checkpoints
+    from model import handle
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("--model", default=MODEL)
     p.add_argument("a", nargs="?", default=SENTENCE_A)
     p.add_argument("b", nargs="?", default=SENTENCE_B)
     args = p.parse_args(argv)
-    model, meta = checkpoints.load(args.model)
-    exp = order_experiment(model, text_input.tokenizer_of(meta), args.a, args.b, text_input.rule_of(meta))
+    h = handle.load(args.model)
+    exp = order_experiment(h.model, h.tokenizer, args.a, args.b, h.text_rule)
     print(json.dumps({"model": args.model, "a": args.a, "b": args.b,
                       **{f"positions_{k}_{m}": v for k, e in exp.errors.items() for m, v in e.items()}}, indent=1))
 

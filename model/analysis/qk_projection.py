@@ -83,8 +83,9 @@ def sentences_qk(model, tokenizer, rule: str, texts: list[str], layer: int, head
     for i, e in enumerate(encs):
         ids[i, :len(e.ids)] = torch.tensor(e.ids)
     mask = (ids != PAD)[:, None, None, :]                                              # (B, 1, 1, T)
-    if hasattr(model, "pattern_mask"):                  # a sparse model: a mask given replaces its own pattern
-        mask = mask & model.pattern_mask(T, device)
+    own = model.pattern_mask(T, device)
+    if own is not None:                                 # a sparse model: a mask given replaces its own pattern
+        mask = mask & own
     with capturing("weights", "q", "k"):
         inter = model.encode(ids, mask=mask).intermediates[layer]
     q, k, w = (t[:, head].float().cpu().numpy() for t in (inter.q, inter.k, inter.weights))

@@ -4,6 +4,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from model.engine import masks
+
 
 def _bool_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Boolean matrix product: (a @ b)[i, j] = any_k a[i, k] & b[k, j]."""
@@ -62,3 +64,17 @@ def layers_to_connect(mask: np.ndarray) -> Connectivity:
 def density(mask: np.ndarray) -> float:
     """Allowed pairs ÷ N²."""
     return float(np.asarray(mask, dtype=bool).mean())
+
+
+@dataclass(frozen=True)
+class MaskCoverage:
+    mask: np.ndarray                 # (n, n) bool
+    connectivity: Connectivity
+    share: list[float]               # share of pairs reached after k layers, k = 1..max_layers
+
+
+def pattern_coverage(pattern: str, n: int, params: dict, causal: bool, max_layers: int) -> MaskCoverage:
+    """How far a mask pattern (model.engine.masks.PATTERNS) over n tokens lets information travel through
+    1..max_layers layers."""
+    m = masks.build(pattern, n, causal, **params)
+    return MaskCoverage(m, layers_to_connect(m), coverage(m, max_layers))

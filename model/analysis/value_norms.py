@@ -8,7 +8,11 @@ for token i is Σ_j ‖Σ_h α_hij f_h(x_j)‖ / (that + ‖x_i‖), where raw a
 assumes one half. Rollout from the norms puts ‖x_i‖ on the diagonal instead of that half. W_O's bias is the same
 for every key and left out.
 """
+from dataclasses import dataclass
+
 import numpy as np
+
+from model.analysis.attention_views import rollout
 
 
 def output_projections(model) -> np.ndarray:
@@ -97,3 +101,23 @@ def disagreements(raw: np.ndarray, norm: np.ndarray, top: int = 8) -> list[dict]
                         "raw_key_share": float(norm[i, a])})
     out.sort(key=lambda d: d["raw"] - d["raw_key_share"], reverse=True)
     return out[:top]
+
+
+@dataclass(frozen=True)
+class NormView:
+    """Kobayashi et al.'s norms of one text. norms: (L, H, N) ‖f_h(x_j)‖; layer: (L, N, N) ‖Σ_h α f‖; share:
+    (L, N) mixing share; rollout_raw, rollout_norm: (L, N, N)."""
+    norms: np.ndarray
+    layer: np.ndarray
+    share: np.ndarray
+    rollout_raw: np.ndarray
+    rollout_norm: np.ndarray
+
+
+def norm_view(model, run) -> NormView:
+    """The norms of a TextRun that holds v (L, H, N, D), weights and hidden states, with both rollouts."""
+    f = transformed_values(run.v, output_projections(model))
+    layer = layer_norms(run.weights, f)
+    residual = np.linalg.norm(run.hidden[:-1], axis=-1)                         # (L, N) ‖x_i‖ entering each layer
+    return NormView(value_norms(f), layer, mixing_share(layer, residual), rollout(run.weights),
+                    norm_rollout(layer, residual))

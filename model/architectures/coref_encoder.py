@@ -38,6 +38,7 @@ class ClozeHead(nn.Module):
 
 class CorefEncoder(Transformer):
     """Transformer(kind="encoder") whose `lm_head` is the masked-LM head, plus `cloze_head`."""
+    model_kind = "coref_encoder"
 
     def __init__(self, config: ModelConfig):
         if config.kind != "encoder":

@@ -88,6 +88,7 @@ class SpatialBlock(SwinBlock):
 
 class DaViT(Hierarchy):
     config_class = DaViTConfig
+    model_kind = "davit"
 
     def make_blocks(self, stage: int) -> list[nn.Module]:
         c = self.config

@@ -59,6 +59,7 @@ def dequantise(q: np.ndarray, levels: int) -> np.ndarray:
 class ImageGPT(nn.Module):
     """pixels (B, T) int levels in raster order (T ≤ N) -> logits (B, T, levels): position t predicts pixel t from
     the start token and pixels 0 … t−1."""
+    model_kind = "imagegpt"
 
     def __init__(self, config: ImageGPTConfig):
         super().__init__()

@@ -14,6 +14,7 @@ from model.engine.transformer import StackOutput, Transformer
 class SparseTransformer(Transformer):
     """A `Transformer` (kind="encoder") with every self-attention restricted to `SlidingWindow(width,
     n_global, dilation)`. config dicts carry the pattern under "sparse": {"width", "n_global", "dilation"}."""
+    model_kind = "sparse_encoder"
 
     def __init__(self, config: ModelConfig, width: int, n_global: int = 0, dilation: int = 1):
         if config.kind != "encoder":
@@ -39,9 +40,9 @@ class SparseTransformer(Transformer):
         """(n, n) bool, True = may attend: the model's own pattern as a dense mask."""
         return torch.from_numpy(self.pattern.mask(n)).to(device)
 
-    def encode(self, ids, mask=None, kv_caches=None, **kwargs) -> StackOutput:
-        """mask=None means the model's own pattern: the kernel when nothing is captured, else the dense
-        mask with the same meaning. An explicit mask (e.g. full attention) replaces the pattern."""
+    def encode(self, ids, mask=None, positions=True, kv_caches=None, offset=0) -> StackOutput:
+        """Transformer.encode's contract; mask=None means the model's own pattern: the kernel when nothing is
+        captured, else the dense mask with the same meaning. An explicit mask (e.g. full attention) replaces it."""
         if mask is None and (active() is not None or kv_caches is not None):
             mask = self.pattern_mask(ids.shape[1], ids.device)
-        return super().encode(ids, mask=mask, kv_caches=kv_caches, **kwargs)
+        return super().encode(ids, mask=mask, positions=positions, kv_caches=kv_caches, offset=offset)

@@ -245,6 +245,7 @@ class Hierarchy(nn.Module):
 
 class Swin(Hierarchy):
     config_class = SwinConfig
+    model_kind = "swin"
 
     def make_blocks(self, stage: int) -> list[nn.Module]:
         c = self.config

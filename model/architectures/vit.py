@@ -56,6 +56,7 @@ class ViTConfig:
 
 class ViT(nn.Module):
     """images (B, C, H, W), normalised -> class logits (B, n_classes). Tokens: <cls>, p0 .. p{N-1}."""
+    model_kind = "vit"
 
     def __init__(self, config: ViTConfig):
         super().__init__()
@@ -84,5 +85,9 @@ class ViT(nn.Module):
         x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1)      # (B, N+1, C)
         return self.encoder(x + self.pos, mask=self.layer_masks(images.device))
 
+    def classify(self, x):
+        """(B, N+1, C_model) -> logits (B, n_classes): the classifier on <cls>."""
+        return self.head(x[:, 0])
+
     def forward(self, images):
-        return self.head(self.encode(images).x[:, 0])
+        return self.classify(self.encode(images).x)

@@ -74,7 +74,7 @@ def main(argv=None) -> None:
     for split, docs in (("train", corpus.train), ("heldout", corpus.heldout)):
         encs = [tok.encode(d.text) for d in docs]
         seqs[split] = [[BOS] + e.ids + [EOS] for e in encs]
-        for source in ("wordnet", "fortunes", "fortunes-zh"):
+        for source in real_text.PACKAGES:
             picked = [(d, e) for d, e in zip(docs, encs) if d.source == source]
             report[f"{split}_{source}"] = {"documents": len(picked), "characters": sum(len(d.text) for d, _ in picked),
                                            "bpe_tokens": sum(len(e.ids) for _, e in picked)}

@@ -16,11 +16,14 @@ from pathlib import Path
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
+from model.engine.cache_sizes import ONCE, TOKENIZER_FILES
+
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[BOS]", "[EOS]")
 PAD, UNK, CLS, SEP, MASK, BOS, EOS = range(len(SPECIALS))
 ASSETS = Path(__file__).resolve().parents[2] / "assets"
 DEFAULT_FILE = "bpe_8k.json"
 DEFAULT_VOCAB = 8192
+TRAINED_ON = ("wordnet", "fortunes", "fortunes-zh")   # the corpus sources the shipped merges were learned from
 # Han, CJK punctuation, kana, Hangul syllables, full-width forms: each such character is its own pre-token
 CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002fa1f"
 _CJK_CHAR = re.compile(f"[{CJK}]")
@@ -28,7 +31,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _MASK_SPELLINGS = re.compile(r" ?(?:\[MASK\]|<mask>)", re.IGNORECASE)   # " <MASK>": the space belongs to it (lstrip)
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=ONCE)
 def byte_decoder() -> dict[str, int]:
     """GPT-2's printable stand-in character for each byte, reversed: stand-in -> byte value."""
     keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), 256))
@@ -245,7 +248,7 @@ class BPETokenizer:
         return raw.decode("utf-8", errors="replace")
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=TOKENIZER_FILES)
 def load(path: str = DEFAULT_FILE) -> BPETokenizer:
     """The shipped tokenizer (assets/bpe_8k.json), loaded once."""
     return BPETokenizer.from_file(path)
@@ -275,10 +278,10 @@ def main(argv=None) -> None:
     if not args.train:
         parser.error("nothing to do: pass --train")
     from model.data import real_text
-    corpus = real_text.load()
-    tok = train([d.text for d in corpus.train], args.vocab)
+    docs = [d for d in real_text.load().train if d.source in TRAINED_ON]
+    tok = train([d.text for d in docs], args.vocab)
     Path(args.out).write_text(tok.tokenizer.to_str(pretty=True) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}: {len(tok)} tokens, trained on {len(corpus.train)} documents")
+    print(f"wrote {args.out}: {len(tok)} tokens, trained on {len(docs)} documents")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from model.data import course_world as cw
+from model.engine.cache_sizes import ONCE
 
 PEOPLE = cw.PEOPLE + ("doctor", "nurse", "driver", "baker", "pilot", "singer", "lawyer", "artist", "soldier",
                       "writer", "dancer", "judge", "pupil", "tourist", "neighbour", "plumber")
@@ -32,7 +33,7 @@ def is_heldout_noun(noun: str) -> bool:
     return hashlib.sha256(f"tag-{noun}".encode()).digest()[0] % HELDOUT_SHARE == 0
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=ONCE)
 def nouns() -> dict[str, tuple[str, ...]]:
     """tag -> its nouns (a noun in one class only)."""
     out = {"PERSON": PEOPLE}

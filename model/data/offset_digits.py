@@ -4,7 +4,8 @@ model with no absolute positions can find its two inputs only through a bias it 
 import numpy as np
 import torch
 
-from i18n import _
+from model.engine.errors import InputError
+from model.engine.messages import N_
 
 VOCAB = 10                       # the digits 0..9 are their own token ids
 OFFSETS = (-1, 2)                # key position − query position of the two digits a target reads
@@ -27,15 +28,15 @@ def batch(n: int, length: int, generator: torch.Generator) -> tuple[torch.Tensor
 
 
 def parse(text: str) -> np.ndarray:
-    """Typed digits (spaces and commas ignored) -> (T,) int64. ValueError says what is wrong."""
+    """Typed digits (spaces and commas ignored) -> (T,) int64. InputError (a ValueError) says what is wrong."""
     kept = "".join(ch for ch in text if ch not in " ,\t\n")
     if not kept:
-        raise ValueError(_("Type a row of digits, for example 3141592653."))
+        raise InputError(N_("Type a row of digits, for example 3141592653."))
     bad = sorted({ch for ch in kept if ch not in "0123456789"})
     if bad:
-        raise ValueError(_("Only the digits 0–9 can be read; found {characters}.").format(
-            characters=_(", ").join(repr(c) for c in bad[:5])))
+        raise InputError(N_("Only the digits 0–9 can be read; found {characters}."),
+                         characters=", ".join(repr(c) for c in bad[:5]))
     if not 4 <= len(kept) <= MAX_DIGITS:
-        raise ValueError(_("The row has {n} digits; type between 4 and {most}.").format(n=len(kept), most=MAX_DIGITS))
+        raise InputError(N_("The row has {n} digits; type between 4 and {most}."), n=len(kept), most=MAX_DIGITS)
 
     return np.array([int(ch) for ch in kept], dtype=np.int64)

@@ -1,7 +1,9 @@
 """Real text nobody on this project wrote, assembled from Debian packages installed by name: WordNet 3.0's
-glosses and example sentences (`wordnet-base`), English fortune cookies (`fortunes`, `fortunes-min`) and
-Chinese fortunes and poems (`fortunes-zh`). Cleaned (NFC, ANSI codes and control characters removed),
-deduplicated, and split into train and held-out documents by a hash of each document, so the split is stable.
+glosses and example sentences (`wordnet-base`), English fortune cookies (`fortunes`, `fortunes-min`),
+Chinese fortunes and poems (`fortunes-zh`), and longer English prose (model/data/real_text_sources.py: the World
+English Bible, the Jargon File, the Debian Administrator's Handbook). Cleaned (NFC, ANSI codes and control
+characters removed), deduplicated, and split into train and held-out documents by a hash of each document, so
+the split is stable.
 
 Nothing is written into the repository; the assembled documents may be cached under $ATTENTION_LAB_CACHE
 (default ~/.cache/attention-lab/). docs/data-card.md describes the sources, sizes and licences."""
@@ -9,11 +11,14 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-CLEANING_VERSION = 2        # bump when a rule below changes, so cached corpora are rebuilt
+from model.data import real_text_sources
+
+CLEANING_VERSION = 3        # bump when a rule below changes, so cached corpora are rebuilt
 WRAPPED_CJK_LINE = 24      # a Chinese line this long (characters) was wrapped, not broken on purpose
 HELDOUT_PERCENT = 5         # share of documents (by hash) held out from training
 
@@ -23,7 +28,8 @@ FORTUNE_DIR = "usr/share/games/fortunes"
 FORTUNES_ZH = ("chinese", "tang300", "song100")
 FORTUNE_SKIP = ("ascii-art",)   # pictures made of characters, not text
 # which package installs which files, for the error message when one is missing
-PACKAGES = {"wordnet": "wordnet-base", "fortunes": "fortunes", "fortunes-zh": "fortunes-zh"}
+PACKAGES = {"wordnet": "wordnet-base", "fortunes": "fortunes", "fortunes-zh": "fortunes-zh",
+            **real_text_sources.SOURCES}
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")     # keeps \t and \n, which are handled apart
@@ -33,7 +39,8 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-
 
 @dataclass(frozen=True)
 class Document:
-    """One document: text (NFC, cleaned), source ('wordnet' | 'fortunes' | 'fortunes-zh'), lang ('en' | 'zh')."""
+    """One document: text (NFC, cleaned), source ('wordnet' | 'fortunes' | 'fortunes-zh' | 'bible' | 'jargon' |
+    'handbook'), lang ('en' | 'zh')."""
     text: str
     source: str
     lang: str
@@ -164,15 +171,27 @@ def split(docs: list[Document], percent: int = HELDOUT_PERCENT) -> Corpus:
     return Corpus([d for d, h in zip(docs, held) if not h], [d for d, h in zip(docs, held) if h])
 
 
+def prose_documents(root: Path) -> list[Document]:
+    """The longer English sources (Bible chapters, Jargon File entries, handbook paragraphs), cleaned."""
+    for source, path in real_text_sources.required_paths(root).items():
+        _require(path, source)
+    if shutil.which("mod2imp") is None:
+        raise MissingPackage("the real-text corpus needs the Debian package 'libsword-utils' (its mod2imp exports "
+                             "the World English Bible): run `apt-get install -y libsword-utils`")
+    return [Document(clean(text), source, "en") for text, source in real_text_sources.documents(root)]
+
+
 def assemble(root: Path | str = "/") -> list[Document]:
-    """All documents, cleaned and deduplicated, in a fixed order (WordNet, then fortune files by name)."""
+    """All documents, cleaned and deduplicated, in a fixed order (WordNet, fortune files by name, then the
+    Bible, the Jargon File and the handbook)."""
     root = Path(root)
-    return dedupe(wordnet_documents(root) + fortune_documents(root))
+    return dedupe(wordnet_documents(root) + fortune_documents(root) + prose_documents(root))
 
 
 def _cache_key(root: Path) -> str:
     stamp = [CLEANING_VERSION, str(root)]
-    for path in [root / WORDNET_DIR / n for n in WORDNET_FILES] + sorted((root / FORTUNE_DIR).glob("*")):
+    paths = [root / WORDNET_DIR / n for n in WORDNET_FILES] + sorted((root / FORTUNE_DIR).glob("*"))
+    for path in paths + real_text_sources.stamp_paths(root):
         if path.exists():
             st = path.stat()
             stamp.append(f"{path.name}:{st.st_size}:{int(st.st_mtime)}")

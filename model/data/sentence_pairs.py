@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from model.data import real_text
+from model.engine.cache_sizes import PER_SPLIT
 
 # a sentence ends at . ! ? (and a closing quote or bracket) before a space and a capital or an opening quote
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z])")
@@ -27,7 +28,7 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in _BOUNDARY.split(" ".join(text.split())) if s.strip()]
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=PER_SPLIT)
 def documents(split: str) -> tuple[tuple[str, ...], ...]:
     """The sentences of every English fortune of a split ("train" or "heldout") that has at least one."""
     docs = getattr(real_text.load(), split)

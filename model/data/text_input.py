@@ -14,6 +14,7 @@ from functools import lru_cache
 from model.data import bpe
 from model.data.word_tokenizer import WordTokenizer
 from model.data.wordpiece import WordPieceTokenizer
+from model.engine.cache_sizes import TOKENIZER_FILES
 
 RULES = {"cls_sep": {"add_cls_sep": True}, "bos": {"bos": True}, "plain": {}}
 FRONT = {"cls_sep": ("[CLS]",), "bos": ("[BOS]",), "plain": ()}    # the tokens a rule puts in front of the text
@@ -73,7 +74,7 @@ def tokenizer_from_spec(spec: dict):
     raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word', 'wordpiece')")
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=TOKENIZER_FILES)
 def _wordpiece(package: str, archive: str | None, member: str, sha256: str) -> WordPieceTokenizer:
     """A packaged WordPiece tokenizer, read once per process."""
     return WordPieceTokenizer.from_package({"package": package, "archive": archive, "member": member,

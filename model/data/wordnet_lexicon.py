@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from model.engine.cache_sizes import WORDNET_PARTS
+
 WORDNET_DIR = Path("/usr/share/wordnet")
 
 
@@ -24,7 +26,7 @@ def _require(path: Path) -> Path:
     return path
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=WORDNET_PARTS)
 def synsets(pos: str, root: str = str(WORDNET_DIR)) -> dict[str, Synset]:
     """offset -> Synset for pos "noun" or "adj" (license header lines skipped)."""
     out = {}
@@ -43,7 +45,7 @@ def synsets(pos: str, root: str = str(WORDNET_DIR)) -> dict[str, Synset]:
     return out
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=WORDNET_PARTS)
 def index(pos: str, root: str = str(WORDNET_DIR)) -> dict[str, tuple[tuple[str, ...], int]]:
     """lemma -> (its synset offsets in sense order, how many times it was sense-tagged)."""
     out = {}

@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from model.data import real_text
+from model.engine.cache_sizes import WORDNET_ROOTS
 
 FILES = {"data.noun": "noun", "data.verb": "verb", "data.adj": "adjective", "data.adv": "adverb"}
 LABELS = tuple(sorted(FILES.values()))
@@ -32,7 +33,7 @@ class Masked:
     heldout: bool
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=WORDNET_ROOTS)
 def irregular(root: str = "/") -> dict[str, frozenset[str]]:
     """base form -> its irregular inflections, from WordNet's noun/verb/adj/adv.exc ("geese goose")."""
     out: dict[str, set[str]] = {}
@@ -93,7 +94,7 @@ def parse_line(line: str) -> tuple[list[str], list[str], str] | None:
     return lemmas, [e for e in examples if e], real_text.clean(" ".join(sentences))
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=WORDNET_ROOTS)
 def examples(root: str = "/") -> tuple[Masked, ...]:
     """Every example sentence whose word is found, masked, in file order (noun, verb, adj, adv); a masked text seen
     twice is kept once."""

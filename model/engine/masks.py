@@ -3,8 +3,8 @@
 global and random tokens (BigBird, Zaheer et al. 2020), strided (Sparse Transformer, Child et al.
 2019), block-local, padding, and Swin windows on a patch grid (Liu et al. 2021).
 
-Every 1-D pattern is written once as a row rule `rows(i, n, **params) -> (len(i), n) bool`, so a
-full (N, N) matrix and a memory-bounded count of allowed pairs for N = 16k come from the same code.
+Every 1-D pattern is written once as a row rule `rule(i, n, **params) -> (len(i), n) bool` (model.engine.mask_rules),
+so a full (N, N) matrix and a memory-bounded count of allowed pairs for N = 16k come from the same code.
 
 Global tokens come in the textbook's two kinds (12.9). **Chosen** global tokens ("global") are existing
 tokens, e.g. the first token of each sentence, made global: the matrix stays N × N. **Extra** global tokens
@@ -17,82 +17,10 @@ from typing import Callable
 
 import numpy as np
 
-from i18n import N_, _
+from model.engine import mask_rules as rules
 from model.engine.errors import InputError
-
-
-# ---- row rules: i (R,) query positions -> (R, n) bool ----------------------------------------
-def _offsets(i, n):
-    """(R, n) int64 key - query offsets."""
-    return np.arange(n)[None, :] - np.asarray(i)[:, None]
-
-
-def _full(i, n):
-    return np.ones((len(i), n), dtype=bool)
-
-
-def _causal(i, n):
-    return _offsets(i, n) <= 0
-
-
-def _window(i, n, width=2):
-    return np.abs(_offsets(i, n)) <= width
-
-
-def _dilated(i, n, width=2, dilation=2):
-    off = _offsets(i, n)
-    return (np.abs(off) <= width * dilation) & (off % dilation == 0)
-
-
-def _chosen_global(i, n, width=1, positions=(0,)):
-    g = np.zeros(n, dtype=bool)
-    g[[p for p in positions if 0 <= p < n]] = True
-    return _window(i, n, width) | g[None, :] | g[np.asarray(i)][:, None]
-
-
-def _extra_global(i, n, width=1, n_global=1):
-    """n = g added tokens + the text's tokens: the added ones (0..g-1) see and are seen by all, the text's
-    keep their window (its band is the same counted from the first text token)."""
-    return _chosen_global(i, n, width, tuple(range(n_global)))
-
-
-def random_keys(n: int, per_row: int, seed: int) -> np.ndarray:
-    """(n, per_row) int: the keys drawn (with replacement) for every query of a length-n sequence."""
-    return np.random.default_rng((seed, n)).integers(0, n, size=(n, per_row))
-
-
-def _random(i, n, per_row=2, seed=0):
-    i = np.asarray(i)
-    out = np.zeros((len(i), n), dtype=bool)
-    out[np.arange(len(i))[:, None], random_keys(n, per_row, seed)[i]] = True
-    out[np.arange(len(i)), i] = True                             # a token always sees itself
-    return out
-
-
-def _bigbird(i, n, width=1, n_global=1, per_row=2, seed=0):
-    """BigBird-ITC: the first n_global existing tokens made global (chosen kind), a window, random keys."""
-    return _chosen_global(i, n, width, tuple(range(n_global))) | _random(i, n, per_row, seed)
-
-
-def _strided(i, n, stride=4):
-    off = _offsets(i, n)
-    return (np.abs(off) < stride) | (off % stride == 0)
-
-
-def _block_local(i, n, block=4):
-    return (np.asarray(i)[:, None] // block) == (np.arange(n)[None, :] // block)
-
-
-def _swin(i, n, grid_w=8, window=4, shift=0):
-    if n % grid_w:
-        raise InputError(_("N={n} patches do not fill rows of {w}: choose N a multiple of the grid width").format(
-            n=n, w=grid_w))
-    win = swin_window_ids(n // grid_w, grid_w, window, shift)
-    return win[np.asarray(i)][:, None] == win[None, :]
-
-
-def _padding(i, n, length=8):
-    return np.broadcast_to(np.arange(n)[None, :] < length, (len(i), n)).copy()
+from model.engine.mask_rules import random_keys, swin_window_ids, swin_window_mask  # noqa: F401 (re-exported)
+from model.engine.messages import N_
 
 
 # ---- registry ----------------------------------------------------------------------------------
@@ -133,7 +61,7 @@ class Pattern:
     def rows(self, i, side: int, causal: bool = False, **params) -> np.ndarray:
         """(len(i), side) bool rows of the (side, side) mask (side = self.side(n)); causal keeps keys j <= i."""
         m = self.rule(np.asarray(i), side, **{**self.defaults(), **params})
-        return m & (_offsets(i, side) <= 0) if causal else m
+        return m & rules.causal(i, side) if causal else m
 
     def build(self, n: int, causal: bool = False, **params) -> np.ndarray:
         """(side, side) bool, True = may attend; side = n, or n + g for a pattern that adds g tokens."""
@@ -143,47 +71,47 @@ class Pattern:
 
 _W = Param("width", N_("window (tokens each side)"), 2, 0, 4096)
 PATTERNS: dict[str, Pattern] = {p.key: p for p in [
-    Pattern("full", N_("Full (encoder)"), N_("Every token attends to every token: N² pairs."), _full, growth="N²",
+    Pattern("full", N_("Full (encoder)"), N_("Every token attends to every token: N² pairs."), rules.full, growth="N²",
             can_be_causal=False),
     Pattern("causal", N_("Causal (decoder)"), N_("Each token sees itself and the tokens before it, never the future."),
-            _causal, growth="N(N+1)/2", can_be_causal=False),
-    Pattern("window", N_("Sliding window"), N_("Each token sees the w tokens on either side of it."), _window, (_W,),
-            growth="N·(2w+1)"),
+            rules.causal, growth="N(N+1)/2", can_be_causal=False),
+    Pattern("window", N_("Sliding window"), N_("Each token sees the w tokens on either side of it."), rules.window,
+            (_W,), growth="N·(2w+1)"),
     Pattern("dilated", N_("Dilated window"), N_("A window with gaps: every d-th token up to w·d away, so the same "
-            "cost reaches d times further."), _dilated, (_W, Param("dilation", N_("dilation d"), 2, 1, 64)),
+            "cost reaches d times further."), rules.dilated, (_W, Param("dilation", N_("dilation d"), 2, 1, 64)),
             growth="N·(2w+1)"),
     Pattern("global", N_("Chosen global tokens"), N_("A window, plus some of the N tokens themselves (e.g. the first "
             "word of each sentence) made global: they attend to all tokens and all tokens attend to them. No token "
-            "is added: the mask stays N × N."), _chosen_global,
+            "is added: the mask stays N × N."), rules.chosen_global,
             (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
              Param("positions", N_("global positions"), (0,))),
             growth="N·(2w+1) + 2gN"),
     Pattern("extra_global", N_("Extra global tokens"), N_("A window, plus g new tokens put in front of the N (like "
             "<cls>, they stand for no word) that see everything and are seen by everything: the mask grows to "
-            "(N + g) × (N + g)."), _extra_global,
+            "(N + g) × (N + g)."), rules.extra_global,
             (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
              Param("n_global", N_("global tokens g"), 1, 0, 64)),
             growth="N·(2w+1) + 2gN + g²", adds="n_global"),
     Pattern("random", N_("Random (BigBird)"), N_("Each token sees itself and r keys drawn at random (seeded, with "
             "replacement)."),
-            _random, (Param("per_row", N_("random keys r"), 2, 0, 256), Param("seed", N_("seed"), 0, 0, 10_000)),
+            rules.random, (Param("per_row", N_("random keys r"), 2, 0, 256), Param("seed", N_("seed"), 0, 0, 10_000)),
             growth="N·(r+1)"),
     Pattern("bigbird", N_("BigBird (window + global + random)"), N_("Window, r random keys per token and the "
             "first g of the N tokens made global (chosen global tokens, as in BigBird-ITC; BigBird-ETC adds extra "
-            "ones instead)."), _bigbird,
+            "ones instead)."), rules.bigbird,
             (Param("width", N_("window (tokens each side)"), 1, 0, 4096),
              Param("n_global", N_("global tokens g"), 1, 0, 64),
              Param("per_row", N_("random keys r"), 2, 0, 256), Param("seed", N_("seed"), 0, 0, 10_000)),
             growth="N·(2w+1+r) + 2gN"),
     Pattern("strided", N_("Strided (Sparse Transformer)"), N_("Each token sees its s-1 neighbours and every s-th "
-            "token: two hops reach anywhere."), _strided, (Param("stride", N_("stride s"), 4, 1, 4096),),
+            "token: two hops reach anywhere."), rules.strided, (Param("stride", N_("stride s"), 4, 1, 4096),),
             growth="N·(2s + N/s)"),
     Pattern("block_local", N_("Block-local"), N_("The sequence is cut into blocks; tokens only see their own block."),
-            _block_local, (Param("block", N_("block size b"), 4, 1, 4096),), growth="N·b"),
-    Pattern("padding", N_("Padding"), N_("Keys past the real length are [PAD] and may not be attended."), _padding,
+            rules.block_local, (Param("block", N_("block size b"), 4, 1, 4096),), growth="N·b"),
+    Pattern("padding", N_("Padding"), N_("Keys past the real length are [PAD] and may not be attended."), rules.padding,
             (Param("length", N_("real length"), 8, 1, 1 << 16),), growth=N_("N·length")),
     Pattern("swin", N_("Swin windows (patch grid)"), N_("Patches of an image grid (row-major) attend within their "
-            "window; a shift s moves the window borders by s patches, as Swin's cyclic shift + mask does."), _swin,
+            "window; a shift s moves the window borders by s patches, as Swin's cyclic shift + mask does."), rules.swin,
             (Param("grid_w", N_("grid width (patches)"), 8, 1, 128),
              Param("window", N_("window (patches)"), 4, 1, 64),
              Param("shift", N_("shift s"), 0, 0, 63)), growth=N_("N·window²"), can_be_causal=False),
@@ -194,8 +122,8 @@ def build(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
     """(n, n) bool mask of a registered pattern for a text of n tokens, e.g. build("window", 16, width=2);
     (n + g, n + g) for extra global tokens, the g added tokens first."""
     if key not in PATTERNS:
-        raise InputError(_("unknown mask pattern {key}; choose one of {keys}").format(key=repr(key),
-                                                                                     keys=sorted(PATTERNS)))
+        raise InputError(N_("unknown mask pattern {key}; choose one of {keys}"), key=repr(key),
+                         keys=sorted(PATTERNS))
     return PATTERNS[key].build(n, causal, **params)
 
 
@@ -257,28 +185,6 @@ def padding(n: int, length: int, causal: bool = False) -> np.ndarray:
     return build("padding", n, causal, length=length)
 
 
-def swin_window_ids(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
-    """(grid_h·grid_w,) int window index of each patch (row-major) under Swin windows shifted by `shift`,
-    numbered 0, 1, … in row-major order of the windows."""
-    if min(grid_h, grid_w, window) < 1 or not 0 <= shift < window:
-        raise InputError(_("need grid, window >= 1 and 0 <= shift < window (got {h}x{w}, window={window}, "
-                           "shift={shift})").format(h=grid_h, w=grid_w, window=window, shift=shift))
-    rows = (np.arange(grid_h) + (window - shift) % window) // window      # window index of each row
-    cols = (np.arange(grid_w) + (window - shift) % window) // window
-    ids = (rows[:, None] * (grid_w + window) + cols[None, :]).reshape(-1)
-    return np.unique(ids, return_inverse=True)[1].reshape(-1)
-
-
-def swin_window_mask(grid_h: int, grid_w: int, window: int, shift: int = 0) -> np.ndarray:
-    """Patches (row-major, N = grid_h·grid_w) attend within their window×window window; with shift s,
-    the windows are those of Swin's cyclic shift by s plus its mask: the grid cut at s, s+window, …
-
-    Returns (N, N) bool. 0 <= shift < window.
-    """
-    win = swin_window_ids(grid_h, grid_w, window, shift)
-    return win[:, None] == win[None, :]
-
-
 # ---- allowed pairs in O(N): closed-form row counts, exactly build(...).sum(1), so the cost curve
 # ---- reaches N = 16k and beyond without an N × N matrix
 def _window_rows(i, n, w, causal):
@@ -335,8 +241,8 @@ def row_counts(key: str, n: int, causal: bool = False, **params) -> np.ndarray:
         return np.minimum(p["length"], i + 1) if causal else np.full(n, min(p["length"], n))
     if key == "swin" and not causal:
         if n % p["grid_w"]:
-            raise InputError(_("N={n} patches do not fill rows of {w}: choose N a multiple of the grid width").format(
-                n=n, w=p["grid_w"]))
+            raise InputError(N_("N={n} patches do not fill rows of {w}: choose N a multiple of the grid width"),
+                             n=n, w=p["grid_w"])
         ids = swin_window_ids(n // p["grid_w"], p["grid_w"], p["window"], p["shift"])
         return np.bincount(ids)[ids]
     chunk = 256                                                          # no closed form (e.g. bigbird)

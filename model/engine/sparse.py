@@ -22,11 +22,12 @@ import torch
 import torch.nn.functional as F
 
 from model.engine import masks
+from model.engine.cache_sizes import SPARSE_MASK_SHAPES
 
 CHUNK_ELEMS = 1 << 19           # score elements per chunk (2 MiB float32): scores + probs stay in cache
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=SPARSE_MASK_SHAPES)
 def _local_masks(N: int, nb: int, blk: int, w: int, n_global: int, device: str):
     """Masks of the (nb, blk, S = blk + 2w) local scores, True = blocked. `band` (blk, S) is shared by all
     blocks (|key - query| > w); `edges` lists (block, (blk, S) mask) for the few blocks whose window

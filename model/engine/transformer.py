@@ -116,6 +116,15 @@ class Transformer(nn.Module):
     def from_config(cls, config: dict) -> "Transformer":
         return cls(ModelConfig.from_dict(config))
 
+    @property
+    def model_kind(self) -> str:
+        """The kind checkpoints write into meta["kind"] (model.kinds): the config's."""
+        return self.config.kind
+
+    def pattern_mask(self, n: int, device=None) -> torch.Tensor | None:
+        """The (n, n) bool "may attend" pattern the model applies by itself beyond causality; None: every pair."""
+        return None
+
     # ---- encoder / decoder-only -------------------------------------------------------------
     def encode(self, ids, mask=None, positions=True, kv_caches=None, offset=0) -> StackOutput:
         """Run the (self-attention) stack. ids: (B, T); mask: bool "may attend", broadcastable to

@@ -27,7 +27,8 @@ def exit_with_parent(every_s: float = 1.0) -> None:
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
-def main(argv=None):
+def _parser() -> Parser:
+    """The command line: a lesson and the settings that override its own."""
     from model.lab import lessons
     p = Parser(description=__doc__.split("\n")[0])
     p.add_argument("lesson", choices=sorted(lessons.LESSONS))
@@ -41,7 +42,12 @@ def main(argv=None):
     p.add_argument("--positions", choices=("on", "off"))
     p.add_argument("--mask", choices=sorted(lessons.MASKS))
     p.add_argument("--nice", type=int, default=10, help="lower this process's priority by this much (0: not)")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    from model.lab import lessons
+    args = _parser().parse_args(argv)
 
     if args.stream:
         exit_with_parent()

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from i18n import N_, _
+from model.data import symbol_streams
 from model.engine.config import ModelConfig
 from model.engine.transformer import Transformer
 from model.lab import tasks
@@ -117,7 +118,7 @@ def tokenizer(lesson: Lesson):
         return tasks.pronoun_tokenizer()
     if lesson.task == "sort":
         return tasks.numbers(lesson.data["size"])
-    return tasks.symbols(lesson.data["vocab"] - tasks.LOW)
+    return symbol_streams.symbols(lesson.data["vocab"] - symbol_streams.LOW)
 
 
 def length(lesson: Lesson) -> int:

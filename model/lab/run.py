@@ -1,7 +1,8 @@
 """One training run of a lesson: AdamW with warmup and cosine decay (model.training.loop.lr_at), a snapshot of every
 head on the lesson's probes every k steps (scores, task accuracy, row 0's attention), and after each snapshot a
 checkpoint (model and optimizer, safetensors; never a pickle) to resume from. Progress and snapshots go out as one
-JSON object per line (what model.jobs reads from a child); the trained model is saved so checkpoints.load reads it.
+JSON object per line (what the server's job queue reads from a child); the trained model is saved so
+checkpoints.load reads it.
 
 Files in the run folder:
     state.json                 lesson, settings, the step reached and every snapshot so far (scores, losses)

@@ -1,8 +1,8 @@
 """The lessons' data: batches drawn from (seed, step) alone, so a resumed run sees the batches it would have seen,
 and fixed probe inputs on which every snapshot's attention is taken and scored.
 
-Symbols are short syllables ("ba", "ko", ...) read by a word tokenizer, so a trained model also reads typed text in
-the explorer ("ba ko mi ba ko"). Four tasks:
+Symbols are short syllables ("ba", "ko", ...) read by a word tokenizer (model/data/symbol_streams.py draws them),
+so a trained model also reads typed text in the explorer ("ba ko mi ba ko"). Four tasks:
 
 - "induction": random symbols in which spans are repeated at random offsets (next-token prediction); the second
   copy of a span can be predicted only by finding the earlier copy (Olsson et al. 2022). A weak skip-bigram rule
@@ -18,10 +18,9 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from model.data.symbol_streams import LOW, repeat_spans, skip_rule, stream
 from model.data.word_tokenizer import BOS, SEP, SPECIALS, WordTokenizer, split_words
 
-LOW = len(SPECIALS)                      # the first ordinary id
-SYLLABLES = tuple(c + v for c in "bdfgklmnprstvz" for v in "aeiou")     # 70 symbols
 IGNORE = -100                            # a target that gives no loss
 
 
@@ -39,11 +38,6 @@ class Probes:
     answers: np.ndarray
 
 
-def symbols(n: int) -> WordTokenizer:
-    """The special tokens, then n syllables."""
-    return WordTokenizer(list(SPECIALS) + list(SYLLABLES[:n]))
-
-
 def numbers(n: int) -> WordTokenizer:
     """The special tokens, then the numbers 0..n-1 as words."""
     return WordTokenizer(list(SPECIALS) + [str(i) for i in range(n)])
@@ -58,40 +52,6 @@ def _as_batch(ids: np.ndarray, answers: np.ndarray) -> tuple[torch.Tensor, torch
 
 
 # ---- induction and previous-token: next-token prediction on symbol streams -----------------------------------
-def skip_rule(vocab_size: int) -> np.ndarray:
-    """(vocab_size,) a fixed permutation of the symbols (specials map to themselves): with the skip-bigram rule,
-    token t + 1 is rule[token t − 1]."""
-    return np.concatenate([np.arange(LOW), LOW + np.random.default_rng(7).permutation(vocab_size - LOW)])
-
-
-def stream(rng, batch: int, length: int, vocab_size: int, skip: float) -> np.ndarray:
-    """(batch, length) [BOS] then symbols; each symbol after the second is rule[two back] with probability
-    `skip`, else uniform."""
-    x = rng.integers(LOW, vocab_size, size=(batch, length))
-    x[:, 0] = BOS
-    if skip:
-        rule, keep = skip_rule(vocab_size), rng.random((batch, length)) < skip
-        for t in range(3, length):
-            x[:, t] = np.where(keep[:, t], rule[x[:, t - 2]], x[:, t])
-    return x
-
-
-def repeat_spans(rng, x: np.ndarray, spans: tuple[int, int], copies: int, placed: list | None = None) -> np.ndarray:
-    """x with `copies` spans per row (lengths spans[0]..spans[1]) copied from a random place to a later random
-    place (position 0, [BOS], never moves). In place; returns x. `placed`, when given, receives one
-    (row, first start, second start, length) per copy."""
-    B, T = x.shape
-    for b in range(B):
-        for _ in range(copies):
-            s = int(rng.integers(spans[0], spans[1] + 1))
-            a = int(rng.integers(1, T - 2 * s + 1))
-            c = int(rng.integers(a + s, T - s + 1))
-            x[b, c:c + s] = x[b, a:a + s]
-            if placed is not None:
-                placed.append((b, a, c, s))
-    return x
-
-
 def next_token_batch(task: dict, seed: int, step: int, batch: int) -> tuple[torch.Tensor, torch.Tensor]:
     """inputs (B, T), targets (B, T): position t predicts token t + 1."""
     rng = _rng(seed, step)

@@ -1,4 +1,6 @@
 """Run a text model on typed text with attention captured and return the frozen TextRun."""
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
 
@@ -7,6 +9,9 @@ from model.data import text_input
 from model.data.word_tokenizer import WordTokenizer
 from model.engine.capture import Intermediates, capturing
 from model.tasks.results import TextRun
+
+if TYPE_CHECKING:
+    from model.protocols import TextModule
 
 QKV = ("weights", "q", "k", "v", "scores")
 
@@ -24,7 +29,7 @@ def capture_buffer(model, n: int) -> torch.Tensor:
     return torch.empty(len(layers), 1, n_heads, n, n, device=next(model.parameters()).device)
 
 
-def encode_captured(model, ids: torch.Tensor, mask=None, qkv: bool = False, positions: bool = True,
+def encode_captured(model: "TextModule", ids: torch.Tensor, mask=None, qkv: bool = False, positions: bool = True,
                     logits: bool = True) -> dict:
     """One captured forward pass of a batch of 1. ids: (1, N). Returns numpy arrays: weights (L, H, N, N),
     hidden (L + 1, N, C), logits (N, V) (None without `logits`: the output layer is the costliest matrix
@@ -44,7 +49,7 @@ def encode_captured(model, ids: torch.Tensor, mask=None, qkv: bool = False, posi
 
 
 @torch.inference_mode()
-def run_text(model, tokenizer: WordTokenizer, text: str, rule: str, *, mask=None, qkv: bool = False,
+def run_text(model: "TextModule", tokenizer: WordTokenizer, text: str, rule: str, *, mask=None, qkv: bool = False,
              positions: bool = True, max_tokens: int | None = None, logits: bool = True) -> TextRun:
     """Tokenize by the model's text rule (model.data.text_input), run it with attention captured.
 

@@ -56,8 +56,8 @@ def save(name: str, models: dict, meta: dict, assets: Path | None = None) -> Pat
                models[v].shipped_state(v == "frozen").items()}
     save_file(tensors, str(out / f"{name}.safetensors"))
     path = out / f"{name}.json"
-    path.write_text(json.dumps({"name": name, "retrain": retrain_hint(name), **meta}, indent=1,
-                               ensure_ascii=False) + "\n")
+    meta = {"name": name, "retrain": retrain_hint(name), "kind": models["full"].model_kind, **meta}
+    path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
     return path
 
 

@@ -264,3 +264,34 @@ def sequence_logprob(model, ids, n_prompt: int) -> float:
     logp = torch.log_softmax(torch.from_numpy(logits).double(), dim=-1).numpy()
     return float(sum(logp[i - 1, ids[i]] for i in range(n_prompt, len(ids))))
 
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A continuation written with the key/value cache, and how far it lies from recomputing the whole sequence."""
+    run: Generation                  # weights (L, H, N, N)
+    logits_gap: float                # largest |cached − full recompute| of the logits
+    weights_gap: float               # … and of the attention weights
+
+
+def generate_checked(model, prompt_ids, max_new: int, strategy: str, k: int, temperature: float, seed: int,
+                     eos_id: int | None) -> Generated:
+    """generate(), then the same ids recomputed in one pass: the cache must change nothing."""
+    run = generate(model, list(prompt_ids), max_new, strategy, k, temperature, seed, eos_id)
+    logits, weights = full_recompute(model, run.ids)
+    return Generated(run, float(abs(run.logits - logits).max()), float(abs(run.weights - weights).max()))
+
+
+@dataclass(frozen=True)
+class BeamResult:
+    tree: BeamSearch
+    greedy_ids: list[int]            # greedy decoding of the same prompt and length
+    greedy_logprob: float            # its Σ log p over the new tokens
+
+
+def beam_and_greedy(model, prompt_ids, width: int, max_new: int, eos_id: int | None,
+                    length_penalty: float) -> BeamResult:
+    """Beam search and, for comparison, greedy decoding of the same prompt and length."""
+    tree = beam_search(model, list(prompt_ids), width, max_new, eos_id, length_penalty)
+    greedy = generate(model, list(prompt_ids), max_new, eos_id=eos_id).ids
+    return BeamResult(tree, greedy, sequence_logprob(model, greedy, len(prompt_ids)))

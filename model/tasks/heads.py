@@ -18,6 +18,7 @@ class HeadedEncoder(nn.Module):
     """A pre-trained encoder (a Transformer of kind "encoder", its LM head dropped) and one linear head; a copy, so
     training it never changes `encoder`. train_embeddings: whether full fine-tuning trains the token embeddings.
     ids (B, T), [PAD] after each text -> logits: cls (B, n_out); binary (B, 1); tag (B, T, n_out); span (B, T, 2)."""
+    model_kind = "finetuned"
 
     def __init__(self, encoder: Transformer, kind: str, n_out: int, train_embeddings: bool = True):
         super().__init__()

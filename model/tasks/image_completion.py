@@ -63,3 +63,11 @@ def pixel_attention(model, pixels: np.ndarray) -> np.ndarray:
     with capturing():
         out = model.encode(torch.as_tensor(pixels, dtype=torch.int64)[None])
     return np.stack([i.weights[0].float().numpy() for i in out.intermediates])
+
+
+def greedy_and_sampled(model, pixels, given: int, samples: int, temperature: float, seed: int):
+    """(greedy Completion, sampled Completion of `samples` rows) from the first `given` of `pixels` (levels in
+    raster order, (N,))."""
+    x = np.asarray(pixels, dtype=np.int64)[None]                                  # (1, N)
+    return (complete(model, x, given),
+            complete(model, np.repeat(x, samples, axis=0), given, greedy=False, temperature=temperature, seed=seed))

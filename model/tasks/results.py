@@ -59,6 +59,19 @@ class TextRun(_FrozenArrays):
 
 
 @dataclass(frozen=True)
+class WordView(_FrozenArrays):
+    """A text model's attention between whole words (Clark et al. 2019: summed over a key word's pieces,
+    averaged over a query word's). tokens: W words as typed, [CLS]/[SEP] on their own; pieces: each word's
+    pieces; weights: (L, H, W, W) float32; unknown: W flags (a word with a piece outside the vocabulary);
+    notices: the run's."""
+    tokens: tuple[str, ...]
+    pieces: tuple[tuple[str, ...], ...]
+    weights: np.ndarray
+    unknown: tuple[bool, ...]
+    notices: tuple = ()
+
+
+@dataclass(frozen=True)
 class TranslationRun(_FrozenArrays):
     """An encoder-decoder on one source, the target decoded or forced.
 

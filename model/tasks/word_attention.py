@@ -3,6 +3,8 @@ attention *to* a word is the sum of the weights on its pieces; attention *from* 
 pieces' rows. Rows keep summing to 1 when every piece belongs to a word."""
 import numpy as np
 
+from model.tasks.results import TextRun, WordView
+
 
 def word_attention(weights: np.ndarray, groups: list[tuple[int, ...]], dtype=np.float64) -> np.ndarray:
     """weights: (..., N, N) over pieces; groups: W tuples of piece indices, one per word, in order.
@@ -18,3 +20,10 @@ def word_attention(weights: np.ndarray, groups: list[tuple[int, ...]], dtype=np.
     to_words = w @ member                                  # (..., N, W): summed over each word's key pieces
     mean_rows = member / member.sum(0, keepdims=True)      # (N, W): averages each word's query pieces
     return np.swapaxes(np.swapaxes(to_words, -1, -2) @ mean_rows, -1, -2)
+
+
+def word_view(run: TextRun) -> WordView:
+    """A run's attention between whole words, (L, H, W, W) float32, with each word's pieces and unknown flag."""
+    weights = word_attention(run.weights, run.words, dtype=np.float32)
+    return WordView(tuple(run.word_texts), tuple(tuple(run.tokens[k] for k in w) for w in run.words), weights,
+                    tuple(any(run.unknown[k] for k in w) for w in run.words), tuple(run.notices))

@@ -4,10 +4,14 @@ Masked LM (BERT): a few positions are hidden behind [MASK]; only those give a lo
 every position may look both ways. Causal LM (GPT): every position predicts the next token, so
 every position but the last gives a loss term, and the causal mask stops it from seeing the answer.
 """
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
+from model.data import bpe
 from model.data.word_tokenizer import MASK, SPECIALS
+from model.tasks.generation import full_recompute
 
 
 def choose_masked(n: int, rate: float, rng: np.random.Generator, allowed: np.ndarray | None = None) -> list[int]:
@@ -74,3 +78,22 @@ def masked_token_losses(model, ids: list[int], masked: list[int]) -> np.ndarray:
     logits = model.lm_head(model.encode(hidden).x)[0].double()     # (N, V)
     logp = torch.log_softmax(logits, dim=-1)
     return np.array([-float(logp[i, ids[i]]) for i in masked])
+
+
+@dataclass(frozen=True)
+class ObjectiveLosses:
+    mlm: np.ndarray                  # (P,) encoder −log p at the masked pieces, nan elsewhere
+    clm: np.ndarray                  # (P,) decoder −log p(piece | [BOS] and the pieces before)
+    weights: np.ndarray              # (L, H, P + 1, P + 1) the decoder's attention on [BOS] + pieces
+
+
+def sentence_losses(decoder, encoder, ids, masked) -> ObjectiveLosses:
+    """Both objectives' loss terms (nats) on one sentence of P BPE piece ids (no special tokens): the decoder's for
+    every piece, read after [BOS]; the encoder's at the `masked` piece positions, read as [CLS] pieces [SEP] with
+    those pieces hidden (nan elsewhere, or everywhere when encoder is None). Both models read the same ids."""
+    clm = causal_token_losses(decoder, [bpe.BOS, *ids])
+    _, weights = full_recompute(decoder, [bpe.BOS, *ids])
+    mlm = np.full(len(ids), np.nan)
+    if encoder is not None and masked:
+        mlm[list(masked)] = masked_token_losses(encoder, [bpe.CLS, *ids, bpe.SEP], [m + 1 for m in masked])
+    return ObjectiveLosses(mlm, clm, weights)

@@ -53,9 +53,11 @@ def corpus() -> real_text.Corpus:
     return real_text.load()
 
 
-def encode_split(tok: BPETokenizer, split: str, max_docs: int | None = None) -> Encoded:
-    """The train or heldout documents (the first max_docs of them) in ids, cached by content."""
-    docs = getattr(corpus(), split)[:max_docs]
+def encode_split(tok: BPETokenizer, split: str, max_docs: int | None = None,
+                 sources: tuple[str, ...] | None = None) -> Encoded:
+    """The train or heldout documents (the first max_docs of them; of the named sources only, when given)
+    in ids, cached by content."""
+    docs = [d for d in getattr(corpus(), split) if sources is None or d.source in sources][:max_docs]
     texts = [d.text for d in docs]
     key = hashlib.sha256(tok.tokenizer.to_str().encode())
     for t in texts:

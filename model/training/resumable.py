@@ -8,6 +8,10 @@ With ATTENTION_LAB_RESUME=1 a run starts from that checkpoint: an unfinished run
 budget, a finished one starts a new run of a full budget. The optimizer state is not kept: a resumed run
 starts AdamW afresh with its own warmup and cosine decay over the time it has left (a warm restart).
 Without the variable a run starts from scratch.
+
+A recipe may train in stages (recipe["stages"]: RECIPE overrides, each with its own budget, corpus sources or
+learning rate), run one after another by `run_stages`; the checkpoint records the stage, so a resumed run
+continues the stage it stopped in, or the next one when that stage's run had finished.
 """
 import copy
 import json
@@ -82,14 +86,37 @@ def steps_per_cpu_second(model, batch, loss_fn, probes: int = 3) -> float:
     return 1.0 / float(np.median(times[1:]))
 
 
-def run(name: str, model, make_batches, loss_fn, recipe: dict, folder: Path) -> tuple[dict, list[float]]:
+def finished(state: dict) -> bool:
+    return state["run_elapsed_s"] >= state["run_budget_s"]
+
+
+def run_stages(name: str, model, make_batches, loss_fn, recipe: dict, folder: Path) -> dict:
+    """Train recipe["stages"] in order, one budgeted `run` each, from the stage a resumed checkpoint was in.
+    make_batches(state, stage_recipe) -> next_batch(step). Returns the last run's state."""
+    stages = recipe.get("stages") or [{}]
+    _, info = paths(name, folder)
+    saved = json.loads(info.read_text()) if resume_requested() and info.is_file() else None
+    first = 0 if saved is None else min(saved.get("recipe", {}).get("stage", 0), len(stages) - 1)
+    if saved is not None and finished(saved) and first < len(stages) - 1:
+        first += 1
+    for i in range(first, len(stages)):
+        r = {**recipe, **stages[i], "stage": i}
+        state, _ = run(name, model, lambda st, r=r: make_batches(st, r), loss_fn, r, folder,
+                       resume=saved is not None or i > first)
+    return state
+
+
+def run(name: str, model, make_batches, loss_fn, recipe: dict, folder: Path,
+        resume: bool | None = None) -> tuple[dict, list[float]]:
     """Train model for one budgeted run. make_batches(state) -> next_batch(step) (seeded from state["steps"],
-    so a resumed run sees new windows). Returns (state, loss history of this run)."""
-    state = load_state(name, model, folder) if resume_requested() else None
+    so a resumed run sees new windows); resume: start from the checkpoint (default: ATTENTION_LAB_RESUME=1).
+    Returns (state, loss history of this run)."""
+    resume = resume_requested() if resume is None else resume
+    state = load_state(name, model, folder) if resume else None
     budget = budget_s(recipe)
     if state is None:
         state = {"steps": 0, "tokens": 0, "train_seconds": 0.0, "runs": 0}
-    if state["runs"] == 0 or state["run_elapsed_s"] >= state["run_budget_s"]:
+    if state["runs"] == 0 or finished(state) or state.get("recipe", {}).get("stage") != recipe.get("stage"):
         state.update(runs=state["runs"] + 1, run_budget_s=budget, run_elapsed_s=0.0)
     state["recipe"] = recipe
     left = state["run_budget_s"] - state["run_elapsed_s"]

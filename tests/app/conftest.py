@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from harness.app_test import open_page, switch_page
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -32,17 +34,8 @@ def only_text_model(folder: Path, name: str, text: str, **config):
             _runs.explorer_word_weights.clear()
 
 
-def open_page(page: str | None = None, timeout: float = 60) -> AppTest:
-    """AppTest of app.py, switched to app_pages/<page> when given, run once."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
-    at.run()
-    if page:
-        at.switch_page(f"app_pages/{page}").run()
-    return at
-
-
 def open_tab(page: str, key: str, label: str, timeout: float = 120) -> AppTest:
-    """AppTest of app.py on app_pages/<page> with its lazy tab `label` open (the tabs' state key `key`), run
+    """AppTest of app.py on the page `page` with its lazy tab `label` open (the tabs' state key `key`), run
     without an exception."""
     at = open_page(page, timeout=timeout)
     at.session_state[key] = label
@@ -78,12 +71,12 @@ def trace_z(trace: dict) -> np.ndarray:
 
 
 def open_link(page: str, **params):
-    """A fresh session of the whole app opened on app_pages/<page>?<params>, as a copied link opens in a new
+    """A fresh session of the whole app opened on the page `page` with <params>, as a copied link opens in a new
     browser."""
     from streamlit.testing.v1 import AppTest
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.query_params.update(params)
-    at.switch_page(f"app_pages/{page}")
+    switch_page(at, page)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     return at

@@ -2,7 +2,7 @@
 import pytest
 
 from app_pages import _pages
-from tests.app.conftest import open_page
+from tests.app.conftest import open_page, switch_page
 
 
 def test_home_lists_every_other_page():
@@ -10,29 +10,30 @@ def test_home_lists_every_other_page():
     assert not at.exception
     assert at.title[0].value == "Attention Lab"
     captions = " ".join(c.value for c in at.caption)
-    for file, title, _, blurb in _pages.available():
-        if file != "home.py":
+    for name, title, _, blurb in _pages.PAGES:
+        if name != _pages.HOME:
             assert blurb in captions
 
 
 # the pages whose content runs the sidebar's text model (read in each page's code)
-RUN_THE_TEXT_MODEL = {"explorer.py", "tokenization.py", "step_by_step.py", "positional.py", "masks.py"}
+RUN_THE_TEXT_MODEL = {"explorer", "tokenization", "step_by_step", "positional", "masks"}
 
 
-@pytest.mark.parametrize("file", [p[0] for p in _pages.available() if p[0] != "home.py"])
-def test_every_page_renders_and_offers_the_text_model_only_where_it_runs(file):
-    at = open_page(file, timeout=180)
+@pytest.mark.parametrize("name", [p.name for p in _pages.PAGES if p.name != _pages.HOME])
+def test_every_page_renders_and_offers_the_text_model_only_where_it_runs(name):
+    at = open_page(name, timeout=180)
     assert not at.exception, [e.message for e in at.exception]
-    assert ("text_model" in [s.key for s in at.sidebar.selectbox]) == (file in RUN_THE_TEXT_MODEL)
+    assert at.title[0].value != "Attention Lab"                   # the page asked for ran, not home
+    assert ("text_model" in [s.key for s in at.sidebar.selectbox]) == (name in RUN_THE_TEXT_MODEL)
 
 
 def test_the_text_model_picked_survives_a_page_without_the_selector():
     at = open_page("explorer.py", timeout=180)
     other = [o for o in at.sidebar.selectbox(key="text_model").options if o != at.session_state["text_model"]][0]
     at.sidebar.selectbox(key="text_model").select(other).run()
-    at.switch_page("app_pages/coreference.py").run()
+    switch_page(at, "coreference").run()
     assert "text_model" not in [s.key for s in at.sidebar.selectbox]
-    at.switch_page("app_pages/explorer.py").run()
+    switch_page(at, "explorer").run()
     assert not at.exception
     assert at.sidebar.selectbox(key="text_model").value == other and at.query_params["text_model"] == other
 
@@ -53,7 +54,7 @@ def test_an_absent_device_is_warned_about_once_per_page(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     at = open_page()
     at.sidebar.selectbox(key="device").select("cuda").run()
-    at.switch_page("app_pages/generation.py").run()
+    switch_page(at, "generation").run()
     assert not at.exception
     assert [w.value for w in at.warning if "not available" in w.value] == [
         "CUDA is not available on this machine; running on CPU."]

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import i18n
-from tests.app.conftest import ROOT
+from tests.app.conftest import ROOT, switch_page
 from tests.app.every_view import TAB_KEYS, VIEWS, view_id
 from tests.app.label_rules import check_page
 
@@ -127,7 +127,7 @@ def test_every_page_speaks_chinese(page, state):
     at.run()
     for key, value in state.items():
         at.session_state[key] = zh.gettext(value) if key in TAB_KEYS else value
-    at.switch_page(f"app_pages/{page}").run(timeout=180)
+    switch_page(at, page).run(timeout=180)
     assert not at.exception, [e.message for e in at.exception]
     strings, typed = interface_strings(at)
     sidebar, _ = interface_strings(at.sidebar)

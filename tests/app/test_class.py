@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages import _class, _quiz
 from app_pages._class_store import open_store
-from tests.app.conftest import ROOT
+from tests.app.conftest import ROOT, switch_page
 from tests.app.test_chinese import english_left, interface_strings
 
 STUDENT = "00000000000000aa"
@@ -28,7 +28,7 @@ def app(page: str, **params) -> AppTest:
     for k, v in params.items():
         at.query_params[k] = v
     at.run()
-    at.switch_page(f"app_pages/{page}").run()
+    switch_page(at, page).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
 

@@ -34,7 +34,7 @@ def _markdown(at) -> str:
 
 
 def open_page(page: str, timeout: float = 120):
-    """A fresh session on app_pages/<page> with every answer shown at once (?predict=false)."""
+    """A fresh session on the page `page` with every answer shown at once (?predict=false)."""
     return open_link(page, predict="false")
 
 

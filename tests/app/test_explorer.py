@@ -14,7 +14,7 @@ from model.analysis import head_stats
 from model.data import text_input
 from model.tasks.attention_run import run_text
 from model.tasks.word_attention import word_attention
-from tests.app.conftest import only_text_model, open_page
+from tests.app.conftest import only_text_model, open_page, switch_page
 from tests.app.conftest import plotly_array as values
 from tests.app.conftest import plotly_chart as chart
 
@@ -177,7 +177,7 @@ def test_stale_labels_handed_back_by_the_browser_are_dropped_not_compared(tiny):
     at = open_page()                                          # the home page: the explorer's widgets are not drawn
     at.session_state["explorer_heads"] = ["H1", 2]
     at.session_state["explorer_layer"] = "1"
-    at.switch_page(f"app_pages/{PAGE}").run()
+    switch_page(at, PAGE).run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.multiselect(key="explorer_heads").value == [0, 1, 2, 3]
     assert at.selectbox(key="explorer_layer").value == 0
@@ -204,8 +204,8 @@ def test_picks_survive_an_emptied_text_box_and_a_visit_to_another_page(tiny, pag
     page.text_area(key="explorer_text").input("").run()
     assert any("Type some text" in w.value for w in page.warning)
     page.text_area(key="explorer_text").input(PARAGRAPH).run()
-    page.switch_page("app_pages/home.py").run()
-    page.switch_page(f"app_pages/{PAGE}").run()
+    switch_page(page, "home").run()
+    switch_page(page, PAGE).run()
     assert not page.exception, [e.message for e in page.exception]
     assert page.selectbox(key="explorer_layer").value == 1 and page.selectbox(key="explorer_head").value == 3
     assert page.toggle(key="explorer_log").value is True

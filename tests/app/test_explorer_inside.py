@@ -30,7 +30,9 @@ def _cloze_answer(model, run, pronoun: int, heads) -> str:
     """The earlier content word whose first piece the cloze head rates highest, heads zero-ablated."""
     from model.analysis.head_stats import antecedent_candidates
     words = list(run.word_texts)
-    edits = {model.encoder.layers[lay].self_attn: {h: None} for lay, h in heads}
+    edits = {}
+    for lay, h in heads:                               # two heads of one layer: one module, both heads zeroed
+        edits.setdefault(model.encoder.layers[lay].self_attn, {})[h] = None
     with torch.inference_mode(), ablating(edits):
         x = model.encode(torch.tensor([run.ids.tolist()])).x
         logits = model.cloze_logits(x, torch.tensor([0]), torch.tensor([run.words[pronoun][0]]))[0]

@@ -12,7 +12,7 @@ from PIL import Image
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import ROOT
+from tests.app.conftest import ROOT, switch_page
 from viz import render
 
 SLIDE_LABELS = ("Slide PNG (2x)", "SVG")
@@ -32,10 +32,10 @@ def one_browser():
 
 
 def linked(page: str, **params) -> AppTest:
-    """The app opened on app_pages/<page>?<params> (not yet run): one run draws the view asked for."""
+    """The app opened on the page `page` with <params> (not yet run): one run draws the view asked for."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.query_params.update(params)
-    at.switch_page(f"app_pages/{page}")
+    switch_page(at, page)
     return at
 
 

@@ -1,4 +1,4 @@
-"""A class's light first view (app_pages/_first_view.py) on the explorer (AppTest): with the class setting on,
+"""A class's light first view (runtime/first_view.py) on the explorer (AppTest): with the class setting on,
 a session's first run draws no Plotly chart, only inline images of the same pictures; the next run draws the
 interactive charts with the images kept under them; later runs the charts alone. Without the setting (plain
 `streamlit run`) the first run has the charts. Runs on a tiny random encoder in a temporary assets folder."""
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app_pages import _first_view
 from model.tasks.attention_run import run_text
+from runtime import first_view
 from tests.app.conftest import only_text_model, open_page
 from tests.app.conftest import plotly_chart as chart
 from viz import grid
@@ -46,7 +46,7 @@ def png(src: str) -> np.ndarray:
 
 
 def test_a_class_first_view_draws_images_then_the_interactive_charts(tiny, monkeypatch):
-    monkeypatch.setenv(_first_view.LIGHT_ENV, "1")
+    monkeypatch.setenv(first_view.LIGHT_ENV, "1")
     model, tok = tiny
     at = open_page("explorer.py")
     assert not at.exception, [e.message for e in at.exception]
@@ -59,7 +59,7 @@ def test_a_class_first_view_draws_images_then_the_interactive_charts(tiny, monke
     # the grid image is the model's own attention: the picture viz draws from the weights of this text
     text = at.text_area(key="explorer_text").value
     weights = run_text(model, tok, text, "cls_sep").weights
-    assert np.array_equal(png(first["All heads: 3 layers × 2 heads"]), png(_first_view.png_src(
+    assert np.array_equal(png(first["All heads: 3 layers × 2 heads"]), png(first_view.png_src(
         grid.grid_image(weights).png)))      # the tiny tokenizer's tokens are whole words: no word view
 
     at.run()                                                    # the rerun the page asks for
@@ -75,7 +75,7 @@ def test_a_class_first_view_draws_images_then_the_interactive_charts(tiny, monke
 
 
 def test_without_the_class_setting_the_first_view_is_interactive(tiny, monkeypatch):
-    monkeypatch.delenv(_first_view.LIGHT_ENV, raising=False)
+    monkeypatch.delenv(first_view.LIGHT_ENV, raising=False)
     at = open_page("explorer.py")
     assert not at.exception
     assert images(at) == {}

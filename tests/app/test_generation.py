@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from app_pages._markup import visible
-from app_pages.views.generation import DEFAULT_PROMPT, continuation, written
+from app_pages.views.generation import DEFAULT_PROMPT
+from app_pages.views.generation_text import continuation, written
 from model import checkpoints
 from model.data import bpe, text_input
 from model.tasks import generation as g

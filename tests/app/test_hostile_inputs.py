@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from harness.hostile_inputs import CATALOGUE
 from tests.app.conftest import open_page
-from tests.hostile_inputs import CATALOGUE
 
 # (page, widget key): the boxes where a person types free text; every catalogue entry goes to each.
 BOXES = [

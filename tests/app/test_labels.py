@@ -30,4 +30,4 @@ def test_no_message_of_either_language_names_a_layer_or_head_another_way():
 
 
 def test_every_page_is_covered():
-    assert {p for p, _ in VIEWS} == {p[0] for p in _pages.available()}
+    assert {p.removesuffix(".py") for p, _ in VIEWS} == {p.name for p in _pages.PAGES}

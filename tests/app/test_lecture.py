@@ -17,6 +17,7 @@ from app_pages import _playlist
 from app_pages.views import lecture, tokenization
 from tests.app.conftest import infos as notices
 from tests.app.conftest import open_link as open_file
+from tests.app.conftest import switch_page
 
 PAGES = list(lecture.pages())
 PLAN = _playlist.prepared(PAGES)
@@ -176,7 +177,7 @@ def test_a_view_added_from_a_link_round_trips_through_export_and_import():
 
 def test_the_view_just_left_fills_the_form():
     at = open_link("masks", {"masks_tab": "Cost", "masks_cost_w": "64"})
-    at.switch_page("app_pages/lecture.py").run()
+    switch_page(at, "lecture").run()
     left = "The page you just left: **Masks & sparse attention** · /masks?masks\\_tab=Cost&masks\\_cost\\_w=64"
     assert left in [c.value for c in at.caption]
     button(at, "Use that view").click().run()

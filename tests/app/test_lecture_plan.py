@@ -20,7 +20,7 @@ from model.tasks.generation import next_token_probs
 from tests.app.conftest import open_link
 
 PLAN = _playlist.prepared(list(lecture.pages()))
-README = Path(__file__).resolve().parents[2] / "README.md"
+LECTURE_DOC = Path(__file__).resolve().parents[2] / "docs" / "pages" / "lecture.md"
 # what a stale playlist said about pages the app now has
 MISSING = re.compile(r"\b(app|page) has no\b|\bno [\w-]+ (page|demo)\b|\bclosest (view|is)\b|\(closest", re.I)
 
@@ -61,7 +61,7 @@ def test_every_view_opens_its_page_with_the_tab_it_names_open(view):
 def test_no_note_says_the_app_lacks_what_it_has():
     said = [(v.title, v.note) for v in PLAN if MISSING.search(v.note) or MISSING.search(v.title)]
     assert said == []
-    lecture_section = README.read_text().split("### Lecture")[1].split("\n### ")[0]
+    lecture_section = LECTURE_DOC.read_text(encoding="utf-8")
     assert not MISSING.search(lecture_section) and "no page for a section" not in lecture_section
     assert f"{len(PLAN)} views in all" in lecture_section
 

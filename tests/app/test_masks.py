@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from model import jobs
 from model.analysis import reach
 from model.engine import masks
+from runtime import job_queue
 from tests.app.conftest import open_page
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of
@@ -159,9 +159,9 @@ def test_cost_curves_count_pairs_and_measure_on_demand(at):
 
 
 def test_a_full_queue_of_heavy_jobs_says_the_server_is_busy(at, monkeypatch):
-    full = jobs.Queue(slots=1, waiting=0, memory_mb=None)
+    full = job_queue.Queue(slots=1, waiting=0, memory_mb=None)
     held = full.reserve(owner="another session")
-    monkeypatch.setattr(jobs, "QUEUE", full)
+    monkeypatch.setattr(job_queue, "QUEUE", full)
     show(at, "Cost")                                                   # whichever test ran before on this worker
     at.button(key="masks_cost_go").click()
     at.run(timeout=60)
@@ -173,7 +173,7 @@ def test_a_full_queue_of_heavy_jobs_says_the_server_is_busy(at, monkeypatch):
 
 
 def test_a_measurement_over_the_memory_bound_says_so(at, monkeypatch):
-    monkeypatch.setattr(jobs, "QUEUE", jobs.Queue(slots=1, waiting=4, memory_mb=1200))
+    monkeypatch.setattr(job_queue, "QUEUE", job_queue.Queue(slots=1, waiting=4, memory_mb=1200))
     show(at, "Cost")                                                   # whichever test ran before on this worker
     at.multiselect(key="masks_cost_n").set_value([16384])              # dense: a 1 GiB score matrix, and torch
     at.multiselect(key="masks_cost_methods").set_value(["dense_masked"])  # itself maps ~650 MiB

@@ -1,6 +1,6 @@
 """A session that reruns a page with new text does not keep the widgets of earlier runs: charts with
 `on_select` get a new id per figure, and Streamlit 1.67 would keep each one's metadata and callback, and with
-them what the callback reaches of that run (app_pages/_memory.py). Counted: widgets and live Plotly figures."""
+them what the callback reaches of that run (runtime/memory.py). Counted: widgets and live Plotly figures."""
 import gc
 
 from plotly.basedatatypes import BaseFigure

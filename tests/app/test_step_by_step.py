@@ -8,7 +8,7 @@ import pytest
 
 from model import checkpoints
 from model.analysis import steps
-from tests.app.conftest import open_link, open_page
+from tests.app.conftest import open_link, open_page, switch_page
 from tests.conftest import save_random_text_model
 
 PAGE = "step_by_step.py"
@@ -149,7 +149,7 @@ def test_a_stale_label_handed_back_by_the_browser_is_validated_before_the_widget
     at.session_state["steps_layer"] = "L1"              # still an option's label: kept, as its index
     at.session_state["steps_head"] = "H9"                # no such head in a 4-head model
     at.session_state["steps_token"] = "14 · salty"       # a token of the old text, gone from the new one
-    at.switch_page(f"app_pages/{PAGE}").run()
+    switch_page(at, PAGE).run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.selectbox(key="steps_layer").value == 1
     assert at.selectbox(key="steps_head").value == 0

@@ -9,7 +9,7 @@ import pytest
 from app_pages import _resources
 from model.lab import lessons
 from model.lab import run as lab_run
-from tests.app.conftest import open_link, open_page, plotly_array, plotly_chart
+from tests.app.conftest import open_link, open_page, plotly_array, plotly_chart, switch_page
 from tests.app.test_chinese import english_left, interface_strings
 
 
@@ -78,7 +78,7 @@ def test_a_short_run_plays_back_and_opens_in_the_explorer(at):
     assert name.startswith("lab_previous_") and (_resources.SESSION_MODELS / f"{name}.safetensors").is_file()
     assert any(link.label == "Open in the explorer" for link in at.get("page_link"))
     assert any(name in c.value for c in at.caption)
-    at.switch_page("app_pages/explorer.py").run()                    # where the link goes
+    switch_page(at, "explorer").run()                   # where the link goes
     assert not at.exception, [e.message for e in at.exception]
     assert at.title[0].value == "Attention explorer" and at.sidebar.selectbox(key="text_model").value == name
     assert any(f"model **{name}**, 1 layers × 2 heads" in e.label for e in at.expander)

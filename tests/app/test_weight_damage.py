@@ -7,10 +7,10 @@ import pytest
 import streamlit as st
 from safetensors.torch import load_file, save_file
 
+from harness.hostile_inputs import WEIGHT_DAMAGE
 from model import checkpoints
 from tests.app.conftest import ROOT, open_link, open_page, plotly_chart
 from tests.app.test_hostile_inputs import as_read
-from tests.hostile_inputs import WEIGHT_DAMAGE
 
 VICTIM = "coref_encoder"
 PAGES = ["explorer.py", "coreference.py"]

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from tests.browser.server import ARGS, CHROMIUM, ROOT, launch, streamlit_server, wait_for_app  # noqa: F401
+from harness.server import ARGS, CHROMIUM, ROOT, launch, streamlit_server, wait_for_app  # noqa: F401
 
 SHOTS = ROOT / "screenshots"
 SHOOT = os.environ.get("ATTENTION_LAB_SCREENSHOTS") == "1"
@@ -82,14 +82,14 @@ def shot(page, name: str):
 
 
 def open_app_page(page, server_url: str, file: str, timeout: float = 120_000):
-    """Open the app at its root, then follow the sidebar link to app_pages/<file>, as a person would
-    (a deep link makes Streamlit probe <path>/_stcore/health first, which logs a 404)."""
+    """Open the app at its root, then follow the sidebar link to the page drawn by app_pages/views/<file>, as a
+    person would (a deep link makes Streamlit probe <path>/_stcore/health first, which logs a 404)."""
     from app_pages import _pages
-    title = next(t for f, t, _, _ in _pages.PAGES if f == file)
+    name = file.removesuffix(".py")
     page.goto(server_url)
     wait_for_app(page, timeout=timeout)
-    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
-    page.wait_for_url(f"**/{file.removesuffix('.py')}", timeout=30_000)
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=_pages.BY_NAME[name].title).click()
+    page.wait_for_url(f"**/{name}", timeout=30_000)
     wait_for_app(page, timeout=timeout)
 
 

@@ -1,8 +1,8 @@
 """Four sessions at once against one server, each on its own page with a text box and its own text: no
 exceptions, no console errors, no state leaking between sessions, and every model loaded once. The benchmark
 (`python -m bench --only gates`) drives 20."""
+from harness.sessions import drive_sessions, model_loads
 from tests.browser.conftest import shot
-from tests.browser.sessions import drive_sessions, model_loads
 
 
 def test_four_sessions_at_once(browser, server_url, server_log):

@@ -1,4 +1,4 @@
-"""A download click that races a rerun, in a real browser (app_pages/_downloads.py): the person types a new text and,
+"""A download click that races a rerun, in a real browser (runtime/downloads.py): the person types a new text and,
 before the page has redrawn, clicks a download button drawn for the previous text. The server's answers to the
 rerun are held back (Playwright's websocket route), so the click reaches the server with the old button's id,
 as it does on a slow connection. The button says "the view changed: click it again" (before: MediaFileStorageError

@@ -1,19 +1,19 @@
-"""A class's light first view in a real browser (app_pages/_first_view.py): on a server started with the class
+"""A class's light first view in a real browser (runtime/first_view.py): on a server started with the class
 setting, the explorer's first view shows the all-heads grid and the zoomed head as images before plotly.js is
 loaded, then becomes interactive by itself, each image hidden once its chart is drawn over it."""
 import pytest
 
-from app_pages import _first_view
+from harness.server import streamlit_server
+from runtime import first_view
 from tests.browser.conftest import open_app_page, shot
-from tests.browser.server import streamlit_server
 
-GRID, ZOOM = f".st-key-{_first_view.BOX}explorer-grid", f".st-key-{_first_view.BOX}explorer-zoom"
+GRID, ZOOM = f".st-key-{first_view.BOX}explorer-grid", f".st-key-{first_view.BOX}explorer-zoom"
 
 
 @pytest.fixture(scope="module")
 def class_url(tmp_path_factory):
     log = tmp_path_factory.mktemp("first_view") / "streamlit.log"
-    with streamlit_server(log, env={_first_view.LIGHT_ENV: "1"}) as url:
+    with streamlit_server(log, env={first_view.LIGHT_ENV: "1"}) as url:
         yield url
 
 

@@ -9,9 +9,9 @@ import venv
 
 import pytest
 
+from harness.server import ROOT, streamlit_server
 from tests import readme
 from tests.browser.conftest import wait_for_app
-from tests.browser.server import ROOT, streamlit_server
 
 
 @pytest.fixture(scope="module")

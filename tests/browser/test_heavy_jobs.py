@@ -1,14 +1,14 @@
-"""Heavy work is bounded for the whole server (model/jobs.py, app_pages/_heavy.py): eight sessions press Measure on
-the masks page at once (N = 256, the sliding-window kernel: a small job, so the test stays short). Every session
-gets its answer (the table) or a clear "queued, position k" notice; no more than jobs.SLOTS measuring children
-ever run at once, each under its address-space bound, so their memory together stays under SLOTS × MEMORY_MB;
+"""Heavy work is bounded for the whole server (runtime/job_queue.py, runtime/heavy_jobs.py): eight sessions press
+Measure on the masks page at once (N = 256, the sliding-window kernel: a small job, so the test stays short). Every
+session gets its answer (the table) or a clear "queued, position k" notice; no more than job_queue.SLOTS measuring
+children ever run at once, each under its address-space bound, so their memory together stays under SLOTS × MEMORY_MB;
 and once the sessions close, the queued work is dropped and no child is left running."""
 import re
 import threading
 import time
 from pathlib import Path
 
-from model import jobs
+from runtime import job_queue
 from tests.browser.wire import elements, session, texts, widget_id
 
 QUERY = "masks_tab=Cost&masks_cost_n=256&masks_cost_methods=blocked+sliding-window+kernel"
@@ -101,7 +101,7 @@ def test_eight_sessions_measuring_at_once_get_answers_or_their_place_and_memory_
         notices = [QUEUED.fullmatch(t) for t in texts(msgs) if t.startswith("Queued")]
         if notices:
             k, waiting, slots, running = map(int, notices[-1].groups())
-            assert 1 <= k <= waiting <= SESSIONS - 1 and slots == jobs.SLOTS and 1 <= running <= jobs.SLOTS
+            assert 1 <= k <= waiting <= SESSIONS - 1 and slots == job_queue.SLOTS and 1 <= running <= job_queue.SLOTS
             queued += 1
         else:
             assert elements(msgs, "dataframe"), f"session {i} got neither its table nor a queued notice"
@@ -114,9 +114,9 @@ def test_eight_sessions_measuring_at_once_get_answers_or_their_place_and_memory_
     sampler.stop = True
     sampler.join()
     assert not measuring_children(server)
-    assert 1 <= sampler.most <= jobs.SLOTS, sampler.most
-    assert sampler.limits == {jobs.MEMORY_MB}, sampler.limits         # every child had the bound
-    assert sampler.most_rss <= jobs.SLOTS * jobs.MEMORY_MB
+    assert 1 <= sampler.most <= job_queue.SLOTS, sampler.most
+    assert sampler.limits == {job_queue.MEMORY_MB}, sampler.limits         # every child had the bound
+    assert sampler.most_rss <= job_queue.SLOTS * job_queue.MEMORY_MB
     assert len(sampler.seen) < SESSIONS                       # queued work of closed sessions never started
 
 

@@ -1,5 +1,5 @@
 """Values the browser can send but no page offers, sent over the real websocket as any client can
-(app_pages/_inputs.py): NaN, infinities, floats, strings and out-of-range numbers in integer boxes (masks' N, w, g,
+(runtime/input_checks.py): NaN, infinities, floats, strings and out-of-range numbers in integer boxes (masks' N, w, g,
 stride, r; generation's seed), labels no multiselect or gallery offers. Each gets a notice that quotes it, never
 an exception; the widget keeps its previous value and the browser is told so; the page goes on."""
 import math

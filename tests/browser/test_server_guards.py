@@ -1,14 +1,14 @@
 """What any client can send or fetch on the shared server, over the real websocket and HTTP: a "clear cache"
-message leaves every cache in place (app_pages/_server.py), /_stcore/metrics shows nothing of other users, and
+message leaves every cache in place (runtime/server_guards.py), /_stcore/metrics shows nothing of other users, and
 an uncaught error reaches the browser as Streamlit's generic message, without type, traceback or file path
 (.streamlit/config.toml, client.showErrorDetails = "none")."""
 import urllib.request
 
 from streamlit.proto.openmetrics_data_model_pb2 import MetricSet
 
+from harness.server import streamlit_server
+from harness.sessions import model_loads
 from serve.wire import elements, session
-from tests.browser.server import streamlit_server
-from tests.browser.sessions import model_loads
 
 
 def test_a_clients_clear_cache_message_leaves_the_shared_caches_in_place(server_url, server_log):

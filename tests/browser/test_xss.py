@@ -2,8 +2,8 @@
 payload and a <script> payload; `window.__xss` must stay undefined in the page and in every frame."""
 import pytest
 
+from harness.hostile_inputs import XSS_IMG, XSS_SCRIPT
 from tests.browser.conftest import open_app_page, shot, wait_for_app
-from tests.hostile_inputs import XSS_IMG, XSS_SCRIPT
 
 # (page url path, accessible name of the box, whether it is a multi-line text area)
 BOXES = [

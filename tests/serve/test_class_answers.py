@@ -15,8 +15,8 @@ from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from app_pages._class_store import open_store
+from harness.server import streamlit_server
 from serve import class_load, wire
-from tests.browser.server import streamlit_server
 
 STUDENTS = 30
 STEPS = urllib.parse.urlencode({"steps_tab": "Why √d_k"})

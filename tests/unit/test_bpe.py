@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.hostile_inputs import TEXTS
 from model.data.bpe import (
     BOS,
     CLS,
@@ -20,7 +21,6 @@ from model.data.bpe import (
     normalize,
     train,
 )
-from tests.hostile_inputs import TEXTS
 
 TOK = load()
 TYPED_SPECIALS = ["[CLS]", "[SEP]", "[MASK]", "<mask>", "[PAD]", "[UNK]", "[BOS]", "[EOS]", "<s>", "</s>"]

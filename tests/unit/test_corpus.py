@@ -22,7 +22,15 @@ def test_training_is_deterministic_in_seed():
 
 def test_mixture_has_every_kind_of_text(train):
     kinds = {s.kind for s in train}
-    assert kinds == {"sentence", "passage", "repeat", "fact", "ordinary"}
+    assert kinds == {"sentence", "passage", "repeat", "fact", "ordinary", "gender", "number", "structure"}
+
+
+def test_mixture_follows_its_shares(train):
+    share = sum(s.kind in ("gender", "number", "structure") for s in train) / len(train)
+    expected = sum(corpus.MIXTURE[k] for k in ("gender", "number", "structure"))
+    assert abs(share - expected) < 0.03
+    with pytest.raises(ValueError, match="mixture keys must be among schema, passage"):
+        corpus.training_samples(10, mixture={"limericks": 1.0})
 
 
 @pytest.mark.parametrize("name", sorted(corpus.SCHEMAS))
@@ -80,7 +88,9 @@ def test_minimal_pairs_differ_only_in_predicate_and_flip_the_referent():
 
 
 def test_references_point_at_the_pronoun_and_the_antecedent_noun(train):
-    for s in train[:2000] + corpus.eval_samples("heldout_frames", 30, passages=True):
+    schema_kinds = ("sentence", "passage", "repeat", "fact", "ordinary")
+    for s in [s for s in train[:2000] if s.kind in schema_kinds] + corpus.eval_samples("heldout_frames", 30,
+                                                                                      passages=True):
         words = split_words(s.text)
         for r in s.refs:
             assert words[r.pronoun_index] == r.pronoun and r.pronoun in ("it", "they", "their")

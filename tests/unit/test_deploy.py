@@ -14,7 +14,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from app_pages import _first_view, _url
+from app_pages import _url
+from runtime import first_view
 from serve import limits
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,7 +134,7 @@ def test_dockerfile_runs_the_app_as_the_cluster_expects():
     health = re.search(r"^HEALTHCHECK .*\n(?:.*\\\n)*.*$", text, re.M).group(0)
     assert f"127.0.0.1:{port}/_stcore/health" in health
     assert re.search(r"^USER (?!0\b|root)\S+", text, re.M)                       # not root
-    assert re.search(rf"^\s+{_first_view.LIGHT_ENV}=1\b", text, re.M)   # a class's first view, as serve's
+    assert re.search(rf"^\s+{first_view.LIGHT_ENV}=1\b", text, re.M)   # a class's first view, as serve's
     assert text.index("COPY requirements.txt") < text.index("pip install") < text.index("COPY --chown")
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert "tests" in ignored and not any(line.startswith("assets") for line in ignored)   # weights ship

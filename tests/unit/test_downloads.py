@@ -1,4 +1,4 @@
-"""The server side of the download buttons (app_pages/_downloads.py), on Streamlit's own media file manager and
+"""The server side of the download buttons (runtime/downloads.py), on Streamlit's own media file manager and
 deferred-download handler: a click on a button a rerun replaced says "the view changed" (in the session's
 language), a file over the limit is refused with its size, a session's downloads run one at a time, and what a
 session's downloads hold in the server's memory stays under the limit and is let go after the grace period."""
@@ -14,18 +14,18 @@ from streamlit.runtime.backend_operation_handler import DeferredFileHandler
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-from app_pages import _downloads
+from runtime import downloads
 
 MB = 1 << 20
 
 
 @pytest.fixture
 def mgr(monkeypatch):
-    _downloads.install()
-    monkeypatch.setattr(_downloads, "DOWNLOAD_MB", 1)
-    monkeypatch.setattr(_downloads, "GRACE_S", 30.0)
-    monkeypatch.setitem(_downloads._languages, "s1", "en")
-    monkeypatch.setitem(_downloads._languages, "s2", "zh")
+    downloads.install()
+    monkeypatch.setattr(downloads, "DOWNLOAD_MB", 1)
+    monkeypatch.setattr(downloads, "GRACE_S", 30.0)
+    monkeypatch.setitem(downloads._languages, "s1", "en")
+    monkeypatch.setitem(downloads._languages, "s2", "zh")
     return MediaFileManager(MemoryMediaFileStorage("/media"))
 
 
@@ -76,13 +76,13 @@ def test_a_sessions_downloads_stay_under_the_limit_and_are_let_go_after_the_grac
         url, error = click(mgr, fid, "s1")
         assert error is None
         urls.append(url.rsplit("/", 1)[1].split(".")[0])
-        assert _downloads.held_bytes("s1") <= MB
+        assert downloads.held_bytes("s1") <= MB
     assert urls[0] not in stored(mgr) and urls[1] in stored(mgr) and urls[2] in stored(mgr)   # oldest let go
-    monkeypatch.setattr(_downloads, "GRACE_S", 0.05)
+    monkeypatch.setattr(downloads, "GRACE_S", 0.05)
     last = button(mgr, monkeypatch, "s1", lambda: b"last", name="last.bin", where="4")
     assert click(mgr, last, "s1")[1] is None
     time.sleep(1.5)                                  # past the grace: nothing of s1's is held any more
-    assert _downloads.held_bytes("s1") == 0 and not set(urls) & set(stored(mgr))
+    assert downloads.held_bytes("s1") == 0 and not set(urls) & set(stored(mgr))
     assert other_url.rsplit("/", 1)[1].split(".")[0] in stored(mgr)                      # s2's file untouched
 
 

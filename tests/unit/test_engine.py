@@ -122,6 +122,6 @@ def test_checkpoint_refuses_foreign_architecture(tmp_path):
 def test_absent_device_falls_back_to_cpu_with_notice(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     dev, notice = device.resolve("cuda")
-    assert dev.type == "cpu" and "not available" in notice
+    assert dev.type == "cpu" and str(notice) == "CUDA is not available on this machine; running on CPU."
     assert device.resolve("auto") == (torch.device("cpu"), None) or device.resolve("auto")[0].type == "mps"
     assert device.resolve("cpu") == (torch.device("cpu"), None)

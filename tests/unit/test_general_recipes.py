@@ -1,11 +1,15 @@
 """The general text recipes end to end on a tiny model and a tiny corpus: train a few seconds, save, load back,
 evaluate; resume from the checkpoint. The real corpus is replaced by a handful of documents."""
 import json
+import math
 
 import pytest
 import torch
+import torch.nn.functional as F
+from safetensors.torch import load_file
 
 from model import checkpoints
+from model.data import bpe
 from model.data.real_text import Corpus, Document
 from model.training import real_text_batches as rtb
 from model.training import resumable
@@ -16,8 +20,8 @@ EN = ["The cat sat on the mat while the dog slept by the fire in the old house."
       "walk: use one's feet to advance; advance by steps. The patient is walking again.",
       "It takes great courage to let yourself appear weak, and more to say so out loud to a friend."]
 ZH = ["我有一只猫。", "床前明月光，疑是地上霜。"]
-TINY = dict(d_model=16, n_heads=2, n_layers=2, d_ff=32, context=32, batch=4, checkpoint_min=0.01, eval_every=1,
-            score_docs=4, induction_span=12, induction_seqs=2)
+TINY = dict(d_model=16, n_heads=2, n_layers=2, d_ff=32, context=64, batch=4, checkpoint_min=0.01, eval_every=1,
+            score_docs=4, induction_span=12, induction_seqs=2)      # context: a held-out text of 20 ids fits twice
 
 
 def tiny_corpus() -> Corpus:
@@ -41,18 +45,26 @@ COMMON = ("unk_rate_heldout_real", "tokens_per_word_heldout_real", "previous_tok
 
 
 @pytest.mark.parametrize("recipe, keys, rule", [
-    (general_gpt, ("perplexity_heldout_real", "bigram_perplexity_heldout_real", "perplexity_ratio_vs_bigram"), "bos"),
-    (general_encoder, ("mlm_acc_heldout_real", "mlm_baseline_most_frequent_real"), "cls_sep"),
+    (general_gpt, ("perplexity_heldout_real", "bigram_perplexity_heldout_real", "perplexity_ratio_vs_bigram",
+                   "kn3_perplexity_heldout_real", "kn4_perplexity_heldout_real", "perplexity_ratio_vs_kn4",
+                   "induction_score_best_random", "copy_gain_heldout", "greedy_loop_rate_prompts"), "bos"),
+    (general_encoder, ("mlm_acc_heldout_real", "mlm_baseline_most_frequent_real", "mlm_baseline_kn3_fill_real"),
+     "cls_sep"),
 ])
 def test_a_tiny_run_saves_a_model_that_loads_and_evaluates(tiny, recipe, keys, rule):
     trained = recipe.train(seed=0, folder=tiny / "ckpt", **TINY)
     model, meta = checkpoints.load(recipe.NAME)
     assert meta["text_input"] == rule and meta["modality"] == "text"
     assert meta["tokenizer"] == {"type": "bpe", "file": "bpe_8k.json"}
-    assert meta["recipe"]["steps_done"] >= 1 and meta["recipe"]["runs"] == 1
+    stages = recipe.RECIPE["stages"]                    # one run per stage, the last stage's recipe saved
+    assert meta["recipe"]["steps_done"] >= 1 and meta["recipe"]["runs"] == len(stages) == 2
+    assert meta["recipe"]["stage"] == 1 and meta["recipe"]["lr"] == stages[1]["lr"]
     found = recipe.evaluate()
-    assert found == trained == meta["metrics"] == recipe.export(tiny / "ckpt")
-    assert found["unk_rate_heldout_real"] == 0
+    assert set(found) == set(trained) and found["unk_rate_heldout_real"] == 0
+    shipped = load_file(str(checkpoints.ASSETS / f"{recipe.NAME}.safetensors"))
+    recipe.export(tiny / "ckpt")                       # the assets again, from the run's last checkpoint
+    again = load_file(str(checkpoints.ASSETS / f"{recipe.NAME}.safetensors"))
+    assert shipped.keys() == again.keys() and all(torch.equal(shipped[k], again[k]) for k in shipped)
     for k in COMMON + keys:
         assert isinstance(found[k], float), k
     assert 0 <= found["previous_token_score_best"] <= 1 and 0 <= found["induction_score_best"] <= 1
@@ -62,6 +74,19 @@ def test_a_tiny_run_saves_a_model_that_loads_and_evaluates(tiny, recipe, keys, r
     if "perplexity_ratio_vs_bigram" in keys:
         assert found["perplexity_ratio_vs_bigram"] == pytest.approx(
             found["perplexity_heldout_real"] / found["bigram_perplexity_heldout_real"], rel=1e-3)
+        assert found["perplexity_heldout_real"] == pytest.approx(_perplexity_one_text_at_a_time(model, meta), rel=1e-4)
+
+
+@torch.inference_mode()
+def _perplexity_one_text_at_a_time(model, meta: dict) -> float:
+    """exp of the mean −log p(token | the tokens before it) over the held-out sample evaluate reads (every
+    recipe["eval_every"]-th held-out document, [BOS] doc [EOS], cut to the context), each text alone."""
+    r = meta["recipe"]
+    seqs = rtb.heldout_sample(rtb.encode_split(bpe.load(), "heldout"), r["eval_every"], r["context"], "bos")
+    nll = sum(-float(F.log_softmax(model(torch.tensor([ids[:-1]]))[0], -1)[torch.arange(len(ids) - 1),
+                                                                         torch.tensor(ids[1:])].sum())
+              for ids in seqs)
+    return math.exp(nll / sum(len(ids) - 1 for ids in seqs))
 
 
 def tiny_run(folder, n_steps_before=0, elapsed=None):
@@ -95,6 +120,38 @@ def test_an_unfinished_run_continues_for_the_rest_of_its_budget_and_a_finished_o
     assert state["runs"] == 2 and state["run_budget_s"] == pytest.approx(0.02 * 60) and state["steps"] == 5 + 24
     monkeypatch.setenv("ATTENTION_LAB_BUDGET_MIN", "0")                # no time: the weights stay as they were
     assert tiny_run(tiny, n_steps_before=5, elapsed=100.0)["steps"] == 5
+
+
+def staged_run(folder, stage=None, elapsed=None):
+    """resumable.run_stages over two stages of a tiny decoder, each 0.02 CPU min at 20 steps per CPU second (24
+    steps); with stage and elapsed, a checkpoint of that stage's run having used `elapsed` of its 100 s.
+    Returns (state, the stage recipes make_batches was called with, in order)."""
+    recipe = {**general_gpt.RECIPE, **TINY, "stages": [dict(lr=1e-3, tag="first"), dict(lr=5e-4, tag="second")]}
+    model = resumable.tie(general_gpt.Transformer(general_gpt.config(recipe, 50)))
+    if stage is not None:
+        state = {"steps": 5, "tokens": 640, "train_seconds": elapsed, "runs": 1, "run_budget_s": 100.0,
+                 "run_elapsed_s": elapsed, "recipe": {**recipe, "stage": stage}}
+        resumable.save_state("tiny", model, state, folder)
+    seen = []
+
+    def batches(state, stage_recipe):
+        seen.append((stage_recipe["tag"], stage_recipe["lr"]))
+        return lambda step: torch.randint(0, 50, (2, 9))
+    return resumable.run_stages("tiny", model, batches, general_gpt.loss_fn, recipe, folder), seen
+
+
+def test_stages_run_in_order_and_a_resumed_run_continues_the_stage_it_stopped_in(tiny, monkeypatch):
+    monkeypatch.setattr(resumable, "steps_per_cpu_second", lambda *args: 20.0)
+    state, seen = staged_run(tiny)                                   # from scratch: both stages
+    assert [t for t, _ in seen] == ["first", "second"] and state["runs"] == 2 and state["steps"] == 48
+    assert state["recipe"]["stage"] == 1 and state["recipe"]["lr"] == 5e-4
+    monkeypatch.setenv("ATTENTION_LAB_RESUME", "1")
+    state, seen = staged_run(tiny, stage=0, elapsed=99.5)            # stage 0 had 0.5 s left: 10 steps, then stage 1
+    assert [t for t, _ in seen] == ["first", "second"] and state["steps"] == 5 + 10 + 24 and state["runs"] == 2
+    state, seen = staged_run(tiny, stage=0, elapsed=100.0)           # stage 0 done: stage 1 alone
+    assert [t for t, _ in seen] == ["second"] and state["steps"] == 5 + 24 and state["recipe"]["stage"] == 1
+    state, seen = staged_run(tiny, stage=1, elapsed=100.0)           # the last stage done: a new run of it
+    assert [t for t, _ in seen] == ["second"] and state["runs"] == 2
 
 
 def test_windows_have_the_specials_of_each_kind_and_repeat_spans():

@@ -1,4 +1,4 @@
-"""One Chinese term per idea, the course texts' own (i18n/glossary.json): every message of the Chinese catalogues whose
+"""One Chinese term per idea, the course texts' own (i18n/glossary.json): every message of the Chinese catalogue whose
 English names a glossary idea says it with the glossary's Chinese and with none of the variants listed as wrong; a
 word the seeds use for two ideas (片段: a word piece, a span) never stands bare; and each term is quoted from the
 line of the course text the glossary names."""
@@ -17,9 +17,9 @@ GLOSSARY = json.loads((ROOT / "i18n" / "glossary.json").read_text(encoding="utf-
 NOT_WORDS = re.compile(r"\{[^{}]*\}|`[^`]*`|“[^”]*”|‘[^’]*’|\"[^\"]*\"|\S*[_/]\S*|\b\w+\.\w+\S*")
 
 
-def applies(term: dict, domain: str, english: str) -> bool:
-    """Whether a glossary term is named by this English message of this catalogue."""
-    if domain in term.get("not_in", ()) or ("only_in" in term and domain not in term["only_in"]):
+def applies(term: dict, module: str, english: str) -> bool:
+    """Whether a glossary term is named by this English message where this module uses it."""
+    if module in term.get("not_in", ()) or ("only_in" in term and module not in term["only_in"]):
         return False
     if not re.search(term["match"], english, re.IGNORECASE):
         return False
@@ -36,35 +36,39 @@ def bare(chinese: str, rule: dict) -> bool:
 
 
 def problems(messages) -> list[str]:
-    """messages: (domain, English, Chinese). One line per term said another way, or a wrong variant used."""
+    """messages: (module, English, Chinese). One line per term said another way, or a wrong variant used."""
     out = []
-    for domain, english, chinese in messages:
+    for module, english, chinese in messages:
         english = NOT_WORDS.sub(" ", english)
         for term in GLOSSARY["terms"]:
-            if not applies(term, domain, english):
+            if not applies(term, module, english):
                 continue
             if not any(zh in chinese for zh in term["zh"]):
-                out.append(f"{domain}: {term['en']!r} is not {'/'.join(term['zh'])}: {chinese[:80]}")
-            out += [f"{domain}: {term['en']!r} written {w!r}: {chinese[:80]}" for w in term.get("wrong", ())
+                out.append(f"{module}: {term['en']!r} is not {'/'.join(term['zh'])}: {chinese[:80]}")
+            out += [f"{module}: {term['en']!r} written {w!r}: {chinese[:80]}" for w in term.get("wrong", ())
                     if re.search(w, chinese)]
-        out += [f"{domain}: bare {rule['zh']!r} ({rule['why']}): {chinese[:80]}" for rule in GLOSSARY["never_bare"]
+        out += [f"{module}: bare {rule['zh']!r} ({rule['why']}): {chinese[:80]}" for rule in GLOSSARY["never_bare"]
                 if bare(chinese, rule)]
     return out
 
 
+def module_of(path: str) -> str:
+    """app_pages/views/masks.py -> "app_pages.views.masks", the name a glossary term's only_in / not_in uses."""
+    return ".".join(Path(path).with_suffix("").parts)
+
+
 def catalogue_messages():
-    """(domain, English, Chinese) for every translated message of the Chinese catalogues; a plural's English is
-    both its forms."""
+    """(module, English, Chinese) for every translated message of the Chinese catalogue, once for each module that
+    uses it (its locations); a plural's English is both its forms."""
     out = []
-    for domain in catalogues.templates():
-        catalog = catalogues.read("zh", domain)
-        for m in catalog or ():
-            if not m.id:
-                continue
-            ids = m.id if isinstance(m.id, tuple) else (m.id,)
-            strings = m.string if isinstance(m.string, tuple) else (m.string,)
-            if all(strings):
-                out.append((domain, " ".join(ids), " ".join(strings)))
+    for m in catalogues.read("zh"):
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        if all(strings):
+            for module in dict.fromkeys(module_of(path) for path, _line in m.locations):
+                out.append((module, " ".join(ids), " ".join(strings)))
     return out
 
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from model.data import symbol_streams as symbols
 from model.data.word_tokenizer import BOS, SEP, split_words
 from model.lab import lessons, tasks
 
@@ -40,16 +41,16 @@ def test_next_token_targets_are_the_inputs_shifted():
 
 def test_repeat_spans_copies_a_span_later_in_the_row():
     x = np.arange(100, 140)[None].copy()                  # 40 distinct ids: only a copy can repeat one
-    tasks.repeat_spans(np.random.default_rng(0), x, (5, 5), 1)
+    symbols.repeat_spans(np.random.default_rng(0), x, (5, 5), 1)
     row = x[0]
     starts = [i for i in range(36) if any((row[i:i + 5] == row[j:j + 5]).all() for j in range(i + 5, 36))]
     assert len(starts) == 1 and row[0] == 100
 
 
 def test_skip_rule_fixes_the_token_two_places_later():
-    x = tasks.stream(np.random.default_rng(0), 4, 20, 40, skip=1.0)
-    rule = tasks.skip_rule(40)
-    assert (x[:, 3:] == rule[x[:, 1:-2]]).all() and sorted(rule[tasks.LOW:]) == list(range(tasks.LOW, 40))
+    x = symbols.stream(np.random.default_rng(0), 4, 20, 40, skip=1.0)
+    rule = symbols.skip_rule(40)
+    assert (x[:, 3:] == rule[x[:, 1:-2]]).all() and sorted(rule[symbols.LOW:]) == list(range(symbols.LOW, 40))
 
 
 def test_sort_rows_end_with_their_numbers_sorted():

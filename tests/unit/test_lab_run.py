@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from model import checkpoints, jobs
+from model import checkpoints
 from model.analysis import head_scores
 from model.lab import lessons, run
+from runtime import job_queue
 from tests.app.conftest import ROOT
 
 TINY = dict(n_layers=1, n_heads=2, d_model=16, lr=1e-2, steps=6)
@@ -56,15 +57,15 @@ def test_a_stopped_run_resumed_ends_where_an_uninterrupted_run_ends(tmp_path):
     assert again == pytest.approx(np.asarray(history[-1]["scores"]["previous"]), abs=1e-3)   # the model saved
 
 def test_a_cancelled_run_frees_its_process(tmp_path):
-    queue = jobs.Queue(slots=1, waiting=2)
+    queue = job_queue.Queue(slots=1, waiting=2)
     job = queue.submit(lab_command(tmp_path, "--steps", "4000", "--d-model", "16"), owner="s2", what="lab", cwd=ROOT)
-    assert job.memory_mb == jobs.MEMORY_MB                         # the queue's bound on the child's address space
+    assert job.memory_mb == job_queue.MEMORY_MB                         # the queue's bound on the child's address space
     deadline = time.monotonic() + 120
     while not any(r["event"] == "progress" for r in job.rows) and time.monotonic() < deadline:
         job.wait(1)
     pid = job.proc.pid
     job.cancel("stopped")
-    assert job.state == jobs.CANCELLED and queue.counts() == (0, 0)
+    assert job.state == job_queue.CANCELLED and queue.counts() == (0, 0)
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)                                               # gone, with its thread and memory
 

@@ -123,7 +123,7 @@ def test_a_repeated_random_span_is_copied_at_the_last_layer_as_the_model_predict
 
 
 def test_the_copy_appears_only_after_the_induction_layer(copier):
-    """incontext_copy's induction head is L1 H0 (README): before it, the embeddings and L0 rows do not copy."""
+    """incontext_copy's induction head is L1 H0 (docs/models.md): before it, the embeddings and L0 rows do not copy."""
     model, meta, tok = copier
     from app_pages.views.logit_lens import READY_PROMPT
     lens = ll.read_text(model, tok, READY_PROMPT, "bos")

@@ -1,11 +1,12 @@
 """The real-text corpus: parsing and cleaning on a tiny fake package tree, the stable split, the missing-package
 message, the cache, and one check on the installed Debian packages (installed by .ci/run)."""
+import gzip
 import hashlib
 import os
 
 import pytest
 
-from model.data import real_text
+from model.data import real_text, real_text_sources
 from model.data.real_text import Document
 
 WORDNET_HEADER = "  1 This software and database is being provided to you, the LICENSEE, by  \n"
@@ -19,6 +20,19 @@ COOKIE = ("A bore is someone who persists in holding\nhis own views.\n%\n"
           "A BORE is someone who persists in holding his own views.\n%\n"
           "  /\\_/\\\n ( o.o )\n  > ^ <\n%\n")
 CHINESE = "\x1b[32m《感遇》\x1b[m\n兰叶春葳蕤，\n桂华秋皎洁。\n%\n"
+# what mod2imp prints for a SWORD Bible module: a heading, an introduction (chapter 0), then verses in OSIS
+BIBLE_IMP = ("$$$[ Module Heading ]\n\n$$$Genesis 0:0\n<title>Preface</title> About this translation.\n"
+             "$$$Genesis 1:1\n<w lemma=\"strong:H7225\">In</w> <w>the</w> <w>beginning</w>, <w>God</w>"
+             "<note placement=\"foot\"><reference>1:1 </reference>The Hebrew word is Elohim.</note>"
+             " <w>created</w> <w>the</w> <w>earth</w>.\n"
+             "$$$Genesis 1:2\n<title type=\"x-heading\">Light</title>God said, “ <w>Let</w> there be light,” "
+             "and there was light. God’s light.\n"
+             "$$$Genesis 2:1\nThe heavens were finished.\n")
+JARGON = ("The Jargon File, front matter.\n\n   :bar: /bar/, n.\n\n   1. The second metasyntactic variable, "
+          "after {foo}\n   and before baz.\n\n   :cruft: n.\n\n   Excess, superfluous junk.\n")
+HANDBOOK = ('<html><body><div class="para">APT is the <span>Advanced Package Tool</span>, used widely.</div>'
+            '<div class="para">Run it like this: <pre class="screen">apt update</pre> and wait a moment.</div>'
+            '<div class="para">Too short.</div></body></html>')
 
 
 def fake_root(tmp_path, skip=()):
@@ -42,7 +56,20 @@ def fake_root(tmp_path, skip=()):
         (fo / "chinese").write_text(CHINESE)
         (fo / "tang300").write_text("床前明月光\n%\n")
         (fo / "song100").write_text("明月几时有\n%\n")
+    files = {"sword-text-web": (real_text_sources.BIBLE_CONF, b"[engWEB2015eb]\n"),
+             "jargon-text": (real_text_sources.JARGON_FILE, gzip.compress(JARGON.encode())),
+             "debian-handbook": (real_text_sources.HANDBOOK_DIR + "/apt.html", HANDBOOK.encode())}
+    for package, (path, data) in files.items():
+        if package not in skip:
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_bytes(data)
     return tmp_path
+
+
+@pytest.fixture(autouse=True)
+def fake_bible_export(monkeypatch):
+    """mod2imp reads the SWORD module the package installs; the fake tree's Bible is the text above."""
+    monkeypatch.setattr(real_text_sources, "export_bible", lambda root: BIBLE_IMP)
 
 
 def test_documents_are_parsed_cleaned_and_deduplicated(tmp_path):
@@ -57,6 +84,13 @@ def test_documents_are_parsed_cleaned_and_deduplicated(tmp_path):
         Document("Short and sweet.", "fortunes", "en"),
         Document("明月几时有", "fortunes-zh", "zh"),
         Document("床前明月光", "fortunes-zh", "zh"),
+        Document("In the beginning, God created the earth. God said, \"Let there be light,\" and there was light. "
+                 "God's light.", "bible", "en"),
+        Document("The heavens were finished.", "bible", "en"),
+        Document("bar: 1. The second metasyntactic variable, after foo and before baz.", "jargon", "en"),
+        Document("cruft: Excess, superfluous junk.", "jargon", "en"),
+        Document("APT is the Advanced Package Tool, used widely.\nRun it like this: and wait a moment.",
+                 "handbook", "en"),
     ]
 
 
@@ -83,7 +117,8 @@ def test_split_is_by_hash_stable_and_disjoint():
     assert real_text.split(list(reversed(docs)), percent=10).heldout == list(reversed(corpus.heldout))
 
 
-@pytest.mark.parametrize("package", ["wordnet-base", "fortunes", "fortunes-zh"])
+@pytest.mark.parametrize("package", ["wordnet-base", "fortunes", "fortunes-zh", "sword-text-web", "jargon-text",
+                                     "debian-handbook"])
 def test_missing_package_names_the_install_command(tmp_path, package):
     with pytest.raises(real_text.MissingPackage, match=f"run `apt-get install -y {package}`"):
         real_text.assemble(fake_root(tmp_path, skip=(package,)))
@@ -100,14 +135,22 @@ def test_cache_is_written_under_the_env_directory_and_read_back(tmp_path, monkey
     assert any("A new fortune" in d.text for d in real_text.load(root).train + real_text.load(root).heldout)
 
 
-def test_installed_packages_give_the_documented_corpus():
+def test_installed_packages_give_the_documented_corpus(monkeypatch):
     # the packages are installed by .ci/run; a missing one fails with the apt-get command to run
+    monkeypatch.undo()                                  # the real mod2imp, not the fake tree's Bible
     corpus = real_text.load("/", cache=False)
     docs = corpus.train + corpus.heldout
-    by_source = {s: [d for d in docs if d.source == s] for s in ("wordnet", "fortunes", "fortunes-zh")}
+    by_source = {s: [d for d in docs if d.source == s]
+                 for s in ("wordnet", "fortunes", "fortunes-zh", "bible", "jargon", "handbook")}
     assert len(by_source["wordnet"]) > 100_000
     assert len(by_source["fortunes"]) > 10_000
     assert len(by_source["fortunes-zh"]) > 4_000
+    assert len(by_source["bible"]) > 1_300                 # 1,189 chapters and the deuterocanon's
+    assert len(by_source["jargon"]) > 2_000
+    assert len(by_source["handbook"]) > 500
+    assert any(d.text.startswith("In the beginning, God created the heavens and the earth.")
+               for d in by_source["bible"])
+    assert not any("<" in d.text and "lemma=" in d.text for d in by_source["bible"])
     assert 0.04 < len(corpus.heldout) / len(docs) < 0.06
     assert any("The patient is respiring." in d.text for d in by_source["wordnet"])
     assert not any("\x1b" in d.text or "\ufffd" in d.text for d in docs)

@@ -61,9 +61,30 @@ def test_every_head_prefers_an_offset_the_task_reads_and_the_table_is_needed(shi
     assert with_bias > 0.99 and without < 0.2                          # chance is 0.1
 
 
-def test_evaluate_reproduces_the_recorded_metrics(shipped):
-    _, meta = shipped
-    assert recipe.evaluate() == meta["metrics"]
+def _count_right(model, x: torch.Tensor) -> tuple[int, int]:
+    """Right answers of the model's logits on digit rows x (B, T), against targets worked out here:
+    (x[i−1] − x[i+2]) mod 10 at every i with both neighbours inside the row."""
+    with torch.no_grad():
+        guess = model(x).argmax(-1).numpy()                                # (B, T)
+    digits = x.numpy()
+    answers = (digits[:, :-3] - digits[:, 3:]) % 10                      # for i = 1 .. T − 3
+    return int((guess[:, 1:-2] == answers).sum()), answers.size
+
+
+def test_evaluate_counts_the_right_answers_on_its_fresh_rows(shipped):
+    """evaluate()'s accuracies are the share of right answers on the rows it draws (its seed, then the untrained
+    lengths in turn), counted here row by row; the chance figure is one in ten digits."""
+    model, _ = shipped
+    found = recipe.evaluate()
+    gen = torch.Generator().manual_seed(recipe.EVAL["seed"])
+    x = torch.randint(0, 10, (recipe.EVAL["rows"], recipe.EVAL["length"]), generator=gen)
+    right, total = _count_right(model, x)
+    assert total == recipe.EVAL["rows"] * (recipe.EVAL["length"] - 3)
+    assert found["accuracy"] == pytest.approx(right / total, abs=1e-4)
+    for n in recipe.EVAL["other_lengths"]:
+        right, total = _count_right(model, torch.randint(0, 10, (recipe.EVAL["rows"], n), generator=gen))
+        assert found["accuracy_at_untrained_lengths"][str(n)] == pytest.approx(right / total, abs=1e-4), n
+    assert found["chance"] == 0.1 and found["accuracy_without_the_bias"] < 0.2
 
 
 def test_a_row_run_gives_weights_and_answers(shipped):

@@ -3,6 +3,7 @@ pattern it supports; the sparse model's fast path equals its captured path; cost
 the sparse_encoder recipe's held-out batch, loss and accuracy do what they state, and the shipped model
 reads BPE and reproduces its stated metrics."""
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,9 @@ from model.engine.capture import capturing
 from model.engine.config import ModelConfig
 from model.engine.sparse import SlidingWindow, sliding_window_attention
 from model.engine.transformer import Transformer
+from runtime import job_queue
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def dense_reference(q, k, v, allowed: np.ndarray):
@@ -126,7 +130,9 @@ def test_cost_methods_agree_and_dense_memory_grows_with_n_squared():
     ref = cost.dense_masked(q, k, v, cost.window_blocked(300, 10, 2))
     assert torch.allclose(sliding_window_attention(q, k, v, 10, n_global=2), ref, atol=1e-5)
     # measured in a fresh child process: in this one, memory freed by earlier tests hides the peak
-    rows = {r["method"]: r for r in cost.sweep_in_child(["dense_masked", "sparse"], [2048], width=64, repeats=1)}
+    job = job_queue.QUEUE.submit(cost.sweep_command(["dense_masked", "sparse"], [2048], width=64, repeats=1),
+                                 owner="test-cost", memory_mb=cost.memory_bound("cpu"), cwd=ROOT)
+    rows = {r["method"]: r for r in job.stream()}
     n2_mib = 2048 * 2048 * 4 / 2**20                                     # one float32 N × N matrix
     assert rows["dense_masked"]["peak_mib"] >= 0.9 * n2_mib
     assert rows["sparse"]["peak_mib"] < rows["dense_masked"]["peak_mib"] / 4

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from model.tokenize import main, tokenize
-from tests.hostile_inputs import TEXTS
+from harness.hostile_inputs import TEXTS
+from model.tokens import main, tokenize
 
 
 def test_cli_prints_pieces_ids_unk_and_decoded_text():

@@ -1,4 +1,4 @@
-"""Which widget values a client may send (app_pages/_inputs.refused): every value the browser's own widgets send
+"""Which widget values a client may send (runtime/input_checks.refused): every value the browser's own widgets send
 passes, and each value no widget offers (NaN, a float in an integer box, out of range, a label not among the
 options, another kind of value) is refused and quoted. Widgets are described as Streamlit 1.67 registers them."""
 import math
@@ -14,7 +14,7 @@ from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.runtime.state.common import WidgetMetadata
 
-from app_pages._inputs import refused
+from runtime.input_checks import refused
 
 
 def meta(serde, value_type: str, options=None, most=None) -> WidgetMetadata:

@@ -40,3 +40,21 @@ def test_float32_for_display_matches_float64():
     got = word_attention(w, groups, dtype=np.float32)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, word_attention(w, groups), rtol=1e-6)
+
+
+def test_a_runs_word_view_names_each_words_pieces_and_flags_an_unknown_piece():
+    from model.tasks.results import TextRun
+    from model.tasks.word_attention import word_view
+    w = np.array([[0.1, 0.2, 0.3, 0.4, 0.0],                  # the hand-written matrix of the first test
+                  [0.0, 0.5, 0.25, 0.25, 0.0],
+                  [0.2, 0.2, 0.2, 0.2, 0.2],
+                  [0.0, 0.0, 0.6, 0.0, 0.4],
+                  [1.0, 0.0, 0.0, 0.0, 0.0]])[None, None]       # (1, 1, 5, 5)
+    run = TextRun(tokens=("[CLS]", "ham", "sand", "##wich", "[SEP]"), ids=np.arange(5),
+                  unknown=(False, False, False, True, False), weights=w, hidden=np.zeros((2, 5, 4)), logits=None,
+                  words=((0,), (1,), (2, 3), (4,)), word_texts=("[CLS]", "ham", "sandwich", "[SEP]"))
+    view = word_view(run)
+    assert view.tokens == ("[CLS]", "ham", "sandwich", "[SEP]") and view.pieces[2] == ("sand", "##wich")
+    assert view.unknown == (False, False, True, False) and (view.n_layers, view.n_heads) == (1, 1)
+    np.testing.assert_allclose(view.weights[0, 0, 2], [0.1, 0.1, 0.5, 0.3], rtol=1e-6)
+    assert view.weights.dtype == np.float32 and not view.weights.flags.writeable

@@ -8,6 +8,7 @@ import numpy as np
 import torch
 
 from model import checkpoints
+from model.data import digits
 
 from . import _images, vit_digits
 
@@ -29,7 +30,7 @@ def measure(seed: int = 0, sizes=SIZES) -> dict:
     from sklearn.svm import SVC
 
     from model.architectures.vit import ViT
-    x_tr, y_tr, x_te, y_te = vit_digits.data()
+    x_tr, y_tr, x_te, y_te = digits.split()
     pre = vit_digits.preprocess_meta(x_tr)                       # one normalisation for every subset
     test = _images.normalise(x_te, pre["mean"], pre["std"])
     recipe = {k: vit_digits.RECIPE[k] for k in ("epochs", "batch", "lr", "weight_decay")}

@@ -1,7 +1,13 @@
 """What the finetune_* recipes share: the pre-trained encoder they start from, the recipe fields common to all,
-and writing the assets (both fine-tuned variants, learning curves, per-head attention change, metrics)."""
+the validation sample, the scores of both variants and the majority baseline, writing the assets (both fine-tuned
+variants, learning curves, per-head attention change, metrics), and train() and evaluate() themselves: a recipe
+module states its pieces once, FINE_TUNING = FineTuning(NAME, kind, labels, RECIPE, data, score, metrics)."""
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from model import checkpoints
@@ -21,6 +27,26 @@ def base_model():
     """The shipped pre-trained encoder (read, never written) and the sha256 of its weights file."""
     model, _meta = checkpoints.load(BASE)
     return model, finetuned.file_sha256(checkpoints.ASSETS / f"{BASE}.safetensors")
+
+
+def split_off_val(every: list[dict], val_size: int, seed: int) -> tuple[list[dict], list[dict]]:
+    """(train, val): val is a fixed sample of val_size examples (drawn by the seed), never trained on."""
+    val = set(np.random.default_rng(seed).permutation(len(every))[:val_size].tolist())
+    return [e for i, e in enumerate(every) if i not in val], [every[i] for i in sorted(val)]
+
+
+def variant_scores(models: dict, heldout: list[dict], score, names: dict[str, str]) -> dict:
+    """score(model, heldout) -> {figure: value} of the full and of the frozen model, as {names[figure]: value}
+    and {names[figure] + "_frozen": value}, rounded to 4 places."""
+    return {names[k] + suffix: round(v, 4) for variant, suffix in (("full", ""), ("frozen", "_frozen"))
+            for k, v in score(models[variant], heldout).items() if k in names}
+
+
+def majority_share(train: list[dict], heldout: list[dict]) -> float:
+    """Held-out accuracy of always answering the most frequent training target (the smallest one on a tie)."""
+    counts = Counter(e["target"] for e in train)
+    majority = max(sorted(counts), key=counts.__getitem__)
+    return round(float(np.mean([e["target"] == majority for e in heldout])), 4)
 
 
 def change_batches(examples: list[dict], batch: int = 32):
@@ -57,20 +83,32 @@ def fit_and_save(name: str, task: finetune.Task, r: dict, metrics, heldout: list
     return found
 
 
-def train_recipe(name: str, kind: str, labels, recipe: dict, data, score, metrics, seed: int, folder, assets,
-                 overrides: dict) -> dict:
-    """A fine-tuning recipe's train(): the recipe with overrides and the seed, its data (train, val, held out), the
-    task of that head kind, fit (full and frozen) and saved. metrics(models, train, heldout) -> {name: value}."""
-    r = {**recipe, **overrides, "seed": seed}
-    train_set, val, heldout = data(r)
-    task = finetune.Task(name, kind, labels, train_set, val, score)
-    return fit_and_save(name, task, r, lambda m: metrics(m, train_set, heldout), heldout, folder, assets)
+@dataclass(frozen=True)
+class FineTuning:
+    """What one finetune_* recipe brings: its name, head kind and labels, RECIPE, data(r) -> (train, val, heldout)
+    examples, score(model, examples) -> {figure: value} (validation during training), and metrics(models, train,
+    heldout) -> {name: value}. Its train and evaluate are the recipe module's."""
+    name: str
+    kind: str
+    labels: tuple
+    recipe: dict
+    data: Callable
+    score: Callable
+    metrics: Callable
 
+    def train(self, seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
+        """Fine-tune (full and frozen) on the recipe with overrides and the seed, and write
+        assets/finetune/<name>.*; returns the metrics."""
+        r = {**self.recipe, **overrides, "seed": seed}
+        train_set, val, heldout = self.data(r)
+        task = finetune.Task(self.name, self.kind, self.labels, train_set, val, self.score)
+        return fit_and_save(self.name, task, r, lambda m: self.metrics(m, train_set, heldout), heldout, folder,
+                            assets)
 
-def shipped_metrics(name: str, data, metrics) -> dict:
-    """A fine-tuning recipe's evaluate(): metrics(models, train, heldout) of the shipped full and frozen models on
-    the data their recipe names (baselines refit), with the attention change measured at training."""
-    ft = finetuned.load(name)
-    train_set, _val, heldout = data(ft.meta["recipe"])
-    found = metrics({"full": ft.full, "frozen": ft.frozen}, train_set, heldout)
-    return {**found, **{k: ft.meta["metrics"][k] for k in ("attention_change_max", "attention_change_head")}}
+    def evaluate(self) -> dict:
+        """Metrics of the shipped full and frozen models on the data their recipe names (baselines refit), with
+        the attention change measured at training."""
+        ft = finetuned.load(self.name)
+        train_set, _val, heldout = self.data(ft.meta["recipe"])
+        found = self.metrics({"full": ft.full, "frozen": ft.frozen}, train_set, heldout)
+        return {**found, **{k: ft.meta["metrics"][k] for k in ("attention_change_max", "attention_change_head")}}

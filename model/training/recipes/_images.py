@@ -69,17 +69,21 @@ def predict(model, x: np.ndarray, batch: int = 512) -> np.ndarray:
                            for i in range(0, len(x), batch)])
 
 
-@torch.inference_mode()
-def cls_attention(model, x: np.ndarray, batch: int = 256) -> np.ndarray:
-    """<cls> row of every layer, <cls> itself left out and the rest renormalised: (B, L, H, N)."""
+def _weights_by_batch(model, x: np.ndarray, batch: int):
+    """Every layer's attention, `batch` images at a time: (b, L, H, N+1, N+1) tensors in order (call it under
+    torch.inference_mode)."""
     model.eval()
-    out = []
     for i in range(0, len(x), batch):
         with capturing():
             caps = model.encode(torch.from_numpy(x[i:i + batch])).intermediates
-        w = torch.stack([c.weights[:, :, 0, 1:] for c in caps], dim=1)           # (b, L, H, N)
-        out.append((w / w.sum(-1, keepdim=True).clamp_min(1e-12)).numpy())
-    return np.concatenate(out)
+        yield torch.stack([c.weights for c in caps], dim=1)
+
+
+@torch.inference_mode()
+def cls_attention(model, x: np.ndarray, batch: int = 256) -> np.ndarray:
+    """<cls> row of every layer, <cls> itself left out and the rest renormalised: (B, L, H, N)."""
+    rows = (w[:, :, :, 0, 1:] for w in _weights_by_batch(model, x, batch))               # (b, L, H, N)
+    return np.concatenate([(w / w.sum(-1, keepdim=True).clamp_min(1e-12)).numpy() for w in rows])
 
 
 def share_on(cls_rows: np.ndarray, relevant: np.ndarray) -> np.ndarray:
@@ -102,13 +106,9 @@ def share_figures(prefix: str, share: np.ndarray, relevant: np.ndarray, rolled: 
 def cls_rollout(model, x: np.ndarray, batch: int = 256) -> np.ndarray:
     """Rollout of <cls> onto the patches after the last layer, <cls> left out and renormalised: (B, N)."""
     from model.analysis.attention_views import rollout
-    model.eval()
     out = []
-    for i in range(0, len(x), batch):
-        with capturing():
-            caps = model.encode(torch.from_numpy(x[i:i + batch])).intermediates
-        w = torch.stack([c.weights for c in caps], dim=1).numpy()                 # (b, L, H, N+1, N+1)
-        r = np.stack([rollout(one)[-1, 0, 1:] for one in w])                      # (b, N)
+    for w in _weights_by_batch(model, x, batch):
+        r = np.stack([rollout(one)[-1, 0, 1:] for one in w.numpy()])              # (b, N)
         out.append(r / r.sum(-1, keepdims=True))
     return np.concatenate(out)
 
@@ -126,12 +126,10 @@ def write_samples(folder=None, per_class: int = 1):
     `python -m model.training.recipes._images` rewrites them."""
     from PIL import Image
 
-    from model.data import scenes
-
-    from . import vit_digits
+    from model.data import digits, scenes
     folder = folder or checkpoints.ASSETS / "samples"
     folder.mkdir(parents=True, exist_ok=True)
-    _, _, x_te, y_te = vit_digits.data()
+    _, _, x_te, y_te = digits.split()
     for label in range(10):
         for k, i in enumerate(np.flatnonzero(y_te == label)[:per_class]):
             a = ((1 - x_te[i, 0]) * 255).round().astype(np.uint8)

@@ -5,10 +5,12 @@ Starts from the shipped general_encoder weights (masked LM on the real-text corp
 on with three losses each step, summed:
   - masked LM on real-text windows (as general_encoder was trained), so it keeps reading real text;
   - masked LM on course-world texts (model/data/course_world.py: Winograd-style sentences and passages whose
-    nouns grow from WordNet), 15% of pieces, never a pronoun;
+    nouns grow from WordNet, and sentences whose pronoun gender, number or syntax settles: he/she with names and
+    gendered nouns, it vs they, reflexives), 15% of pieces, never a pronoun;
   - the pronoun cloze: from the pronoun's final hidden state, predict the first piece of its antecedent.
 Attention is never supervised; the head that resolves pronouns (`coref_head`) is chosen on the validation
-split only, in whole words (piece attention summed over a key word's pieces, averaged over a query word's).
+split only, in whole words (piece attention summed over a key word's pieces, averaged over a query word's). The
+real-text pronoun set (model/tasks/coref_realtext.py) chooses its own head on its dev split and reports on test.
 
 Time: one run is 25 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), checkpointed under
 ~/.cache/attention-lab/ and resumable like the general models (model/training/resumable.py).
@@ -36,38 +38,44 @@ from model.training.recipes import general_encoder, general_gpt
 NAME = "coref_encoder"
 RECIPE = dict(init="general_encoder", budget_min=25, checkpoint_min=5, batch=32, real_batch=8, context=128,
               lr=1e-3, weight_decay=0.01, betas=(0.9, 0.98), mask_prob=0.15, real_mask_prob=0.2,
-              repeat_share=0.25, samples=120_000, eval_pairs=150,
+              repeat_share=0.25, samples=120_000, eval_pairs=150, mixture=corpus.MIXTURE,
               objective="masked LM (real text + course world) + pronoun cloze",
               corpus="model.data.real_text (train split) + model.data.course_world")
 
 
-def encode_samples(tok, samples) -> list[tuple[list[int], list[tuple[int, int]]]]:
-    """-> (ids with [CLS]/[SEP], [(pronoun's first piece position, antecedent's first piece id)]) per sample."""
+def encode_samples(tok, samples) -> list[tuple[list[int], list[tuple[int, int]], list[int]]]:
+    """-> (ids with [CLS]/[SEP], [(pronoun's first piece position, antecedent's first piece id)], positions of
+    every piece of every pronoun word) per sample. A reference whose antecedent begins with the same piece as
+    another candidate of the sample ("landlord", "landlady") has no cloze target: the first piece would not tell
+    them apart."""
     out = []
     for s in samples:
         enc = text_input.encode(tok, s.text, "cls_sep")
-        refs = [(enc.words[r.pronoun_index + 1][0], enc.ids[enc.words[r.antecedent_index + 1][0]]) for r in s.refs]
-        out.append((enc.ids, refs))
+        words = split_words(s.text)
+        first = {w: enc.ids[enc.words[words.index(w) + 1][0]] for w in s.pair if w in words}
+        refs = []
+        for r in s.refs:
+            target = enc.ids[enc.words[r.antecedent_index + 1][0]]
+            if not any(t == target for w, t in first.items() if w != r.antecedent):
+                refs.append((enc.words[r.pronoun_index + 1][0], target))
+        spared = [p for i, w in enumerate(words) if w in corpus.PRONOUNS for p in enc.words[i + 1]]
+        out.append((enc.ids, refs, spared))
     return out
 
 
-def pronoun_ids(tok) -> torch.Tensor:
-    """Ids of the pieces that spell a pronoun alone (with and without a leading space, any case)."""
-    forms = {f for p in corpus.PRONOUNS for f in (p, " " + p, p.capitalize(), " " + p.capitalize())}
-    ids = [tok.encode(f).ids for f in forms]
-    return torch.tensor(sorted({i[0] for i in ids if len(i) == 1}))
-
-
-def collate(items, pronouns: torch.Tensor, vocab_size: int, gen: torch.Generator, prob: float) -> dict:
-    """[(ids, refs)] -> padded masked inputs, labels (-100 where not masked) and the cloze sites."""
-    T = max(len(ids) for ids, _ in items)
+def collate(items, vocab_size: int, gen: torch.Generator, prob: float) -> dict:
+    """[(ids, refs, spared)] -> padded masked inputs, labels (-100 where not masked) and the cloze sites; specials
+    and the spared pronoun pieces are never masked."""
+    T = max(len(ids) for ids, _, _ in items)
     ids = torch.full((len(items), T), bpe.PAD, dtype=torch.long)
+    maskable = torch.ones((len(items), T), dtype=torch.bool)
     rows, cols, targets = [], [], []
-    for i, (seq, refs) in enumerate(items):
+    for i, (seq, refs, spared) in enumerate(items):
         ids[i, :len(seq)] = torch.tensor(seq)
+        maskable[i, spared] = False
         for pos, target in refs:
             rows.append(i), cols.append(pos), targets.append(target)
-    maskable = (ids >= len(bpe.SPECIALS)) & ~torch.isin(ids, pronouns)
+    maskable &= ids >= len(bpe.SPECIALS)
     inputs, labels = bert_mask(ids, maskable, prob, gen, vocab_size)
     return dict(inputs=inputs, labels=labels, rows=torch.tensor(rows, dtype=torch.long),
                 cols=torch.tensor(cols, dtype=torch.long), targets=torch.tensor(targets, dtype=torch.long))
@@ -102,9 +110,8 @@ def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
     tok = bpe.load()
     model = initial_model()
     r["init_steps"] = checkpoints.read_meta(r["init"])["recipe"].get("steps_done")
-    items = encode_samples(tok, corpus.training_samples(r["samples"], seed))
+    items = encode_samples(tok, corpus.training_samples(r["samples"], seed, r["mixture"]))
     real = rtb.stream(rtb.encode_split(tok, "train"), "encoder", seed)
-    pronouns = pronoun_ids(tok)
 
     def make_batches(state):
         rng = np.random.default_rng(seed + state["steps"])
@@ -113,7 +120,7 @@ def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
 
         def next_batch(step):
             picked = [items[i] for i in rng.integers(0, len(items), r["batch"])]
-            return {"course": collate(picked, pronouns, len(tok), gen, r["mask_prob"]),
+            return {"course": collate(picked, len(tok), gen, r["mask_prob"]),
                     "real": rtb.mask_for_mlm(windows.batch(r["real_batch"]), len(tok), gen, r["real_mask_prob"])}
         return next_batch
 
@@ -126,7 +133,7 @@ def finish(model: CorefEncoder, state: dict) -> dict:
     tok = bpe.load()
     shipped = resumable.untied(model).half().float().eval()
     head = choose_head(shipped, tok)
-    found = metrics(shipped, tok, head)
+    found = {**metrics(shipped, tok, head), **coref_realtext.report(shipped, tok)}
     r = state["recipe"]
     checkpoints.save(NAME, shipped.half(), {
         "arch": "model.architectures.coref_encoder:CorefEncoder", "config": model.config.to_dict(),
@@ -147,9 +154,11 @@ def export(folder: Path | None = None) -> dict:
 
 def choose_head(model, tok) -> list[int]:
     """[layer, head] with the best accuracy on the validation split (never on held-out data): its schema
-    sentences and its passages, so the head must also resolve "they/their" across sentences."""
+    sentences, its passages (so the head must also resolve "they/their" across sentences) and its gender, number
+    and structure sentences."""
     n = RECIPE["eval_pairs"]
-    val = corpus.eval_samples("val", n) + corpus.eval_samples("val", n // 3, passages=True)
+    val = (corpus.eval_samples("val", n) + corpus.eval_samples("val", n // 3, passages=True)
+           + corpus.agreement_samples("val", n // 3))
     layer, head = np.unravel_index(int(head_accuracy(model, tok, val).argmax()), (model.config.n_layers,
                                                                                  model.config.n_heads))
     return [int(layer), int(head)]
@@ -159,7 +168,7 @@ def choose_head(model, tok) -> list[int]:
 def course_mlm_accuracy(model, tok, samples, seed: int = 0) -> float:
     """Accuracy of the masked-LM head at masked pieces of course-world texts (BERT masking, fixed seed)."""
     gen = torch.Generator().manual_seed(seed)
-    batch = collate(encode_samples(tok, samples), pronoun_ids(tok), len(tok), gen, RECIPE["mask_prob"])
+    batch = collate(encode_samples(tok, samples), len(tok), gen, RECIPE["mask_prob"])
     x = model.encode(batch["inputs"], mask=model.padding_mask(batch["inputs"])).x
     sel = batch["labels"] != -100
     return float((model.lm_head(x[sel]).argmax(-1) == batch["labels"][sel]).float().mean())
@@ -188,6 +197,7 @@ def metrics(model, tok, head: list[int]) -> dict:
     out["coref_pair_acc_passages"] = pair_accuracy(hits_x, passages)
     classic = [corpus.Sample(t, tuple(corpus.classic_refs(t)), pair_id=t) for t in corpus.CLASSIC_ANSWERS]
     out["coref_acc_classics"] = float(ref_hits(model, tok, classic)[layer, h].mean())
+    out.update(agreement_metrics(model, tok, head, n))
     out["mlm_acc"] = course_mlm_accuracy(model, tok, pairs_ + frames_)
     seqs, _ = general_encoder.text_measures(tok, general_encoder.RECIPE, "cls_sep")
     acc, _ = general_encoder.mlm_accuracy(model, seqs, general_encoder.RECIPE["eval_mask_prob"],
@@ -195,6 +205,23 @@ def metrics(model, tok, head: list[int]) -> dict:
     out["mlm_acc_heldout_real"] = round(acc, 4)
     out.update(general_gpt.head_measures(model, seqs, general_encoder.RECIPE, prefix=[bpe.CLS], suffix=[bpe.SEP]))
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def agreement_metrics(model, tok, head: list[int], n: int) -> dict:
+    """One head on the agreement sentences: per cue with names and nouns training never saw, all cues in the
+    held-out frames, and minimal-pair accuracy over both (each pair flips the pronoun's gender, number or form)."""
+    layer, h = head
+    out, hits, samples = {}, [], []
+    for cue in corpus.CUES:
+        held = corpus.agreement_samples("heldout_pairs", n // 3, cues=(cue,))
+        hits.append(ref_hits(model, tok, held)[layer, h])
+        samples += held
+        out[f"coref_acc_heldout_{cue}"] = float(hits[-1].mean())
+    frames = corpus.agreement_samples("heldout_frames", n // 3)
+    hits.append(ref_hits(model, tok, frames)[layer, h])
+    out["coref_acc_heldout_frames_agreement"] = float(hits[-1].mean())
+    out["coref_pair_acc_heldout_agreement"] = pair_accuracy(np.concatenate(hits), samples + frames)
+    return out
 
 
 def ablation_metrics(model, tok, samples, head) -> dict:

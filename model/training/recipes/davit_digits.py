@@ -3,13 +3,12 @@
 windows, no shift) and one channel block (2 / 4 / 8 groups of 16 channels), patch merging between stages, the
 average of the last tokens classified. Shifts of up to one pixel as augmentation. evaluate() adds the shape of the
 channel-attention maps next to the figures of model/training/recipes/_hierarchy.py."""
-import numpy as np
 import torch
 
 from model import checkpoints
 from model.architectures.davit import DaViT, DaViTConfig
 
-from . import _hierarchy, _images, swin_digits, vit_digits
+from . import swin_digits
 
 NAME = "davit_digits"
 ARCH = "model.architectures.davit:DaViT"
@@ -20,28 +19,15 @@ RECIPE = {**swin_digits.RECIPE}
 
 def train(seed: int = 0):
     torch.manual_seed(seed)
-    x_tr, y_tr, _, _ = vit_digits.data()
-    pre = vit_digits.preprocess_meta(x_tr)
-    model = DaViT(CONFIG)
-    _images.train_checkpointed(NAME, model, _images.normalise(x_tr, pre["mean"], pre["std"]), y_tr, seed=seed,
-                               augment=swin_digits.shift_pixels,
-                               **{k: RECIPE[k] for k in ("epochs", "batch", "lr", "weight_decay")})
-    metrics = measure(model, pre)
-    _images.save(NAME, model, {**RECIPE, "seed": seed}, metrics, pre, arch=ARCH)
-    print(metrics)
+    swin_digits.train_model(NAME, DaViT(CONFIG), ARCH, seed, RECIPE, measure)
 
 
 def measure(model, pre: dict) -> dict:
     """swin_digits' figures, and channel_groups_per_stage with channels_per_group (each channel block's maps
     are channels_per_group × channels_per_group, one per group)."""
-    _, _, x_te, y_te = vit_digits.data()
-    x = _images.normalise(x_te, pre["mean"], pre["std"])
-    acc = float((_images.predict(model, x) == y_te).mean())
-    ink = x_te[:, 0].reshape(len(x_te), -1)
-    inky = ink > np.median(ink, axis=1, keepdims=True)
     c = model.config
-    return {"test_acc": round(acc, 4), "test_n": len(y_te), **_hierarchy.figures(model, x, inky, "ink"),
-            "channel_groups_per_stage": list(c.heads), "channels_per_group": [d // h for d, h in zip(c.dims, c.heads)]}
+    return {**swin_digits.measure(model, pre), "channel_groups_per_stage": list(c.heads),
+            "channels_per_group": [d // h for d, h in zip(c.dims, c.heads)]}
 
 
 def evaluate() -> dict:

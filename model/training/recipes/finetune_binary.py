@@ -8,8 +8,6 @@ WordNet document the pre-training corpus held out).
 Baselines on the same split and the same training examples: always the more frequent label, and a bag of words (word
 counts, logistic regression, scikit-learn). Time: about 2 minutes of CPU time on one thread (both runs and the
 measures)."""
-from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
@@ -41,24 +39,18 @@ def data(r: dict) -> tuple[list[dict], list[dict], list[dict]]:
     """(train, val, heldout) examples; val is a fixed sample of the training sentences, never trained on."""
     train, heldout = wordnet_masked.split()
     tok = bpe.load()
-    every = examples(tok, train, r["max_pieces"])
-    rng = np.random.default_rng(r["seed"])
-    val = set(rng.permutation(len(every))[:r["val_size"]].tolist())
-    return ([e for i, e in enumerate(every) if i not in val], [every[i] for i in sorted(val)],
+    return (*_finetune.split_off_val(examples(tok, train, r["max_pieces"]), r["val_size"], r["seed"]),
             examples(tok, heldout, r["max_pieces"]))
 
 
 def baselines(train: list[dict], heldout: list[dict]) -> dict:
     """The more frequent label and a bag of words, fit on the training texts, scored on the held-out."""
-    y_test = np.array([e["target"] for e in heldout])
-    majority = Counter(e["target"] for e in train).most_common(1)[0][0]
-    return {"binary_baseline_majority": round(float(np.mean(y_test == majority)), 4),
+    return {"binary_baseline_majority": _finetune.majority_share(train, heldout),
             "binary_baseline_bow": finetune_cls.counted(train, heldout, 1)}
 
 
 def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
-    out = {"binary_acc_heldout": round(accuracy(models["full"], heldout)["acc"], 4),
-           "binary_acc_heldout_frozen": round(accuracy(models["frozen"], heldout)["acc"], 4)}
+    out = _finetune.variant_scores(models, heldout, accuracy, {"acc": "binary_acc_heldout"})
     out.update(baselines(train, heldout))
     out["binary_margin_over_better_baseline"] = round(
         out["binary_acc_heldout"] - max(out["binary_baseline_majority"], out["binary_baseline_bow"]), 4)
@@ -66,12 +58,5 @@ def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
     return out
 
 
-def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
-    """Fine-tune (full and frozen) and write assets/finetune/finetune_binary.*; overrides change RECIPE entries."""
-    return _finetune.train_recipe(NAME, "binary", LABELS, RECIPE, data, accuracy, metrics, seed, folder,
-                                  assets, overrides)
-
-
-def evaluate() -> dict:
-    """Metrics of the shipped fine-tuned models on the held-out sentences, baselines refit."""
-    return _finetune.shipped_metrics(NAME, data, metrics)
+FINE_TUNING = _finetune.FineTuning(NAME, "binary", LABELS, RECIPE, data, accuracy, metrics)
+train, evaluate = FINE_TUNING.train, FINE_TUNING.evaluate        # the recipe protocol of model/training/recipes

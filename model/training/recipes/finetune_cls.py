@@ -7,8 +7,6 @@ Baselines on the same split and the same training examples: always the most freq
 counts, multinomial logistic regression, scikit-learn), and the same with word pairs (bigrams) added, a baseline
 that sees some word order. Held out: the examples whose WordNet document the pre-training corpus held out. Time:
 about 6 minutes of CPU time on one thread (both runs and the measures)."""
-from collections import Counter
-from pathlib import Path
 
 import numpy as np
 from sklearn.feature_extraction.text import CountVectorizer
@@ -42,11 +40,7 @@ def data(r: dict) -> tuple[list[dict], list[dict], list[dict]]:
     """(train, val, heldout) examples; val is a fixed sample of the training sentences, never trained on."""
     train, heldout = wordnet_masked.split()
     tok = bpe.load()
-    rng = np.random.default_rng(r["seed"])
-    order = rng.permutation(len(train))
-    val = set(order[:r["val_size"]].tolist())
-    every = examples(tok, train, r["max_pieces"])
-    return ([e for i, e in enumerate(every) if i not in val], [every[i] for i in sorted(val)],
+    return (*_finetune.split_off_val(examples(tok, train, r["max_pieces"]), r["val_size"], r["seed"]),
             examples(tok, heldout, r["max_pieces"]))
 
 
@@ -62,15 +56,12 @@ def counted(train: list[dict], heldout: list[dict], ngrams: int) -> float:
 def baselines(train: list[dict], heldout: list[dict]) -> dict:
     """Majority class, bag of words and bag of words and word pairs, fit on the training texts, scored on the
     held-out."""
-    y_test = np.array([e["target"] for e in heldout])
-    majority = Counter(e["target"] for e in train).most_common(1)[0][0]
-    return {"cls_baseline_majority": round(float(np.mean(y_test == majority)), 4),
+    return {"cls_baseline_majority": _finetune.majority_share(train, heldout),
             "cls_baseline_bow": counted(train, heldout, 1), "cls_baseline_bow_bigrams": counted(train, heldout, 2)}
 
 
 def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
-    out = {"cls_acc_heldout": round(accuracy(models["full"], heldout)["acc"], 4),
-           "cls_acc_heldout_frozen": round(accuracy(models["frozen"], heldout)["acc"], 4)}
+    out = _finetune.variant_scores(models, heldout, accuracy, {"acc": "cls_acc_heldout"})
     out.update(baselines(train, heldout))
     out["cls_margin_over_better_baseline"] = round(
         out["cls_acc_heldout"] - max(out["cls_baseline_majority"], out["cls_baseline_bow"]), 4)
@@ -79,12 +70,5 @@ def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
     return out
 
 
-def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
-    """Fine-tune (full and frozen) and write assets/finetune/finetune_cls.*; overrides change RECIPE entries."""
-    return _finetune.train_recipe(NAME, "cls", wordnet_masked.LABELS, RECIPE, data, accuracy, metrics, seed, folder,
-                                  assets, overrides)
-
-
-def evaluate() -> dict:
-    """Metrics of the shipped fine-tuned models on the held-out sentences, baselines refit."""
-    return _finetune.shipped_metrics(NAME, data, metrics)
+FINE_TUNING = _finetune.FineTuning(NAME, "cls", wordnet_masked.LABELS, RECIPE, data, accuracy, metrics)
+train, evaluate = FINE_TUNING.train, FINE_TUNING.evaluate        # the recipe protocol of model/training/recipes

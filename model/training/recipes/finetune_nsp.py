@@ -5,7 +5,6 @@ corpus (model/data/sentence_pairs.py), held out by document. Baselines on the sa
 word overlap (IsNext when A and B share at least the share of words that best splits the training pairs).
 Time: about 6 minutes of CPU time on one thread."""
 import re
-from pathlib import Path
 
 import numpy as np
 
@@ -55,29 +54,21 @@ def overlap(a: str, b: str) -> float:
 
 def baselines(train: list[dict], heldout: list[dict]) -> dict:
     y = np.array([e["target"] for e in train])
-    majority = int(np.bincount(y, minlength=2).argmax())
     scores = np.array([overlap(e["a"], e["b"]) for e in train])
     cuts = np.unique(scores)
     best = max(cuts, key=lambda c: np.mean((scores >= c) == y))          # the threshold fit on training pairs
     y_test = np.array([e["target"] for e in heldout])
     test_scores = np.array([overlap(e["a"], e["b"]) for e in heldout])
-    return {"nsp_baseline_majority": round(float(np.mean(y_test == majority)), 4),
+    return {"nsp_baseline_majority": _finetune.majority_share(train, heldout),
             "nsp_baseline_overlap": round(float(np.mean((test_scores >= best) == y_test)), 4)}
 
 
 def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
-    out = {"nsp_acc_heldout": round(accuracy(models["full"], heldout)["acc"], 4),
-           "nsp_acc_heldout_frozen": round(accuracy(models["frozen"], heldout)["acc"], 4)}
+    out = _finetune.variant_scores(models, heldout, accuracy, {"acc": "nsp_acc_heldout"})
     out.update(baselines(train, heldout))
     out["heldout_pairs"] = len(heldout)
     return out
 
 
-def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
-    """Fine-tune (full and frozen) and write assets/finetune/finetune_nsp.*; overrides change RECIPE entries."""
-    return _finetune.train_recipe(NAME, "cls", LABELS, RECIPE, data, accuracy, metrics, seed, folder,
-                                  assets, overrides)
-
-
-def evaluate() -> dict:
-    return _finetune.shipped_metrics(NAME, data, metrics)
+FINE_TUNING = _finetune.FineTuning(NAME, "cls", LABELS, RECIPE, data, accuracy, metrics)
+train, evaluate = FINE_TUNING.train, FINE_TUNING.evaluate        # the recipe protocol of model/training/recipes

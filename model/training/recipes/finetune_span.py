@@ -4,7 +4,6 @@ span with the highest start + end (start <= end, at most 16 pieces; model/tasks/
 questions are built from course-world sentences (model/data/course_qa.py); held out by passage: held-out passages
 use only nouns no training passage holds. Scores: exact match and token F1 as in SQuAD. Time: about 6 minutes of
 CPU time on one thread."""
-from pathlib import Path
 
 import numpy as np
 
@@ -42,25 +41,15 @@ def data(r: dict) -> tuple[list[dict], list[dict], list[dict]]:
 
 
 def metrics(models: dict, heldout: list[dict]) -> dict:
-    out = {}
-    for variant, suffix in (("full", ""), ("frozen", "_frozen")):
-        found = score(models[variant], heldout)
-        out[f"span_exact_match_heldout{suffix}"] = round(found["em"], 4)
-        out[f"span_f1_heldout{suffix}"] = round(found["f1"], 4)
+    out = _finetune.variant_scores(models, heldout, score, {"em": "span_exact_match_heldout", "f1": "span_f1_heldout"})
     out["heldout_questions"] = len(heldout)
     return out
-
-
-def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
-    """Fine-tune (full and frozen) and write assets/finetune/finetune_span.*; overrides change RECIPE entries."""
-    return _finetune.train_recipe(NAME, "span", ("start", "end"), RECIPE, data, score, _metrics, seed, folder, assets,
-                                  overrides)
-
-
-def evaluate() -> dict:
-    return _finetune.shipped_metrics(NAME, data, _metrics)
 
 
 def _metrics(models: dict, _train: list[dict], heldout: list[dict]) -> dict:
     """metrics() in the shape the shared fine-tuning steps call it (span questions need no training set)."""
     return metrics(models, heldout)
+
+
+FINE_TUNING = _finetune.FineTuning(NAME, "span", ("start", "end"), RECIPE, data, score, _metrics)
+train, evaluate = FINE_TUNING.train, FINE_TUNING.evaluate        # the recipe protocol of model/training/recipes

@@ -7,7 +7,6 @@ Scores count the words with letters (not punctuation): all of them (`tag_acc_hel
 placed (`..._entities`). Baselines on the same split: always the most frequent tag (O), and each word's most frequent
 training tag (the most frequent tag for a word never seen). Time: about 5 minutes of CPU time on one thread."""
 from collections import Counter, defaultdict
-from pathlib import Path
 
 import numpy as np
 
@@ -64,21 +63,12 @@ def baselines(train: list[dict], heldout: list[dict]) -> dict:
 
 
 def metrics(models: dict, train: list[dict], heldout: list[dict]) -> dict:
-    out = {}
-    for variant, suffix in (("full", ""), ("frozen", "_frozen")):
-        found = word_accuracy(models[variant], heldout)
-        out[f"tag_acc_heldout{suffix}"] = round(found["acc"], 4)
-        out[f"tag_acc_heldout_entities{suffix}"] = round(found["acc_entities"], 4)
+    out = _finetune.variant_scores(models, heldout, word_accuracy,
+                                   {"acc": "tag_acc_heldout", "acc_entities": "tag_acc_heldout_entities"})
     out.update(baselines(train, heldout))
     out["heldout_words"] = sum(len(e["words"]) for e in heldout)
     return out
 
 
-def train(seed: int = 0, folder: Path | None = None, assets: Path | None = None, **overrides) -> dict:
-    """Fine-tune (full and frozen) and write assets/finetune/finetune_tag.*; overrides change RECIPE entries."""
-    return _finetune.train_recipe(NAME, "tag", course_tags.TAGS, RECIPE, data, word_accuracy, metrics, seed, folder,
-                                  assets, overrides)
-
-
-def evaluate() -> dict:
-    return _finetune.shipped_metrics(NAME, data, metrics)
+FINE_TUNING = _finetune.FineTuning(NAME, "tag", course_tags.TAGS, RECIPE, data, word_accuracy, metrics)
+train, evaluate = FINE_TUNING.train, FINE_TUNING.evaluate        # the recipe protocol of model/training/recipes

@@ -4,12 +4,18 @@
 Pre-LN, GELU, learned positions, 4 layers × 4 heads, d_model 128, context 128, input and output embedding
 tied (Press & Wolf 2017): sized for a shared CPU core, where the 8k-way output layer costs as much as the
 four layers. Weights are stored as float16 (loaded as float32). Training documents are packed as
-[BOS] doc [EOS] ... into 129-id windows; a quarter of the windows repeat one span of themselves
+[BOS] doc [EOS] ... into 129-id windows; a share of the windows repeat one span of themselves
 (model/training/real_text_batches.py). Loss: next-token cross-entropy at every position.
 
-Time: one run is 75 minutes of CPU time (one thread; ATTENTION_LAB_BUDGET_MIN overrides), longer on the
-clock on a shared machine, checkpointed every 5 minutes under ~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE).
-`ATTENTION_LAB_RESUME=1 python -m model.train general_gpt` continues from the checkpoint
+Two stages (STAGES), run one after the other by `python -m model.train general_gpt`:
+  1. 75 CPU minutes on WordNet and the fortunes (the sources the BPE was learned from), a quarter of the
+     windows with a repeated span, learning rate 2e-3;
+  2. 45 CPU minutes on the whole corpus (adding the World English Bible, the Jargon File and the Debian
+     handbook: longer documents), half the windows with a repeated span, so a head learns to copy what it read,
+     learning rate 1e-3 (a warm restart).
+Each stage is one run of one thread (ATTENTION_LAB_BUDGET_MIN overrides a stage's budget), longer on the clock
+on a shared machine, checkpointed every 5 minutes under ~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE).
+`ATTENTION_LAB_RESUME=1 python -m model.train general_gpt` continues from the checkpoint, in the stage it was in
 (model/training/resumable.py); `export()` writes the assets from the latest checkpoint while a run goes on.
 Held out: a fixed sample of the held-out documents, each scored alone as [BOS] doc [EOS] (cut to the
 context), against the Witten-Bell bigram counted on the same training documents.
@@ -22,6 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from model import checkpoints
+from model.analysis import decoder_behaviour, lm_baselines
 from model.analysis.head_scores import best, induction_scores, text_previous_token_scores
 from model.data import bpe, real_text, text_input
 from model.data.bigram import Bigram
@@ -36,7 +43,9 @@ NAME = "general_gpt"
 RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=16, lr=2e-3, weight_decay=0.01,
               betas=(0.9, 0.98), budget_min=75, checkpoint_min=5, repeat_share=0.25, tied_embeddings=True,
               max_train_docs=None, eval_every=8, score_docs=48, induction_span=32, induction_seqs=8,
-              objective="causal LM, every position", corpus="model.data.real_text (train split)")
+              objective="causal LM, every position", corpus="model.data.real_text (train split)",
+              stages=[dict(sources=["wordnet", "fortunes", "fortunes-zh"], budget_min=75, repeat_share=0.25, lr=2e-3),
+                      dict(sources=None, budget_min=45, repeat_share=0.5, lr=1e-3)])
 
 
 def config(r: dict, vocab_size: int) -> ModelConfig:
@@ -57,18 +66,23 @@ def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
     r = {**RECIPE, **overrides, "seed": seed}
     seed_everything(seed)
     tok = bpe.load()
-    ids = rtb.stream(rtb.encode_split(tok, "train", r["max_train_docs"]), "decoder", seed)
     cfg = config(r, len(tok))
     model = Transformer(cfg)
     if r["tied_embeddings"]:
         resumable.tie(model)
 
-    def make_batches(state):
-        windows = rtb.Windows(ids, r["context"], "decoder", r["repeat_share"], seed=seed + state["steps"])
-        return lambda step: windows.batch(r["batch"])
+    def make_batches(state, stage):
+        ids = rtb.stream(rtb.encode_split(tok, "train", stage["max_train_docs"], sources(stage)), "decoder", seed)
+        windows = rtb.Windows(ids, stage["context"], "decoder", stage["repeat_share"], seed=seed + state["steps"])
+        return lambda step: windows.batch(stage["batch"])
 
-    state, _ = resumable.run(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
+    state = resumable.run_stages(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
     return finish(model, state)
+
+
+def sources(stage: dict) -> tuple[str, ...] | None:
+    """The corpus sources a stage trains on (None: all of them)."""
+    return tuple(stage["sources"]) if stage.get("sources") else None
 
 
 def finish(model, state: dict) -> dict:
@@ -125,7 +139,14 @@ def measure(model, meta: dict) -> dict:
     ppl, base = model_perplexity(model, seqs), bigram.perplexity(seqs)
     out.update({"perplexity_heldout_real": round(ppl, 3), "bigram_perplexity_heldout_real": round(base, 3),
                 "perplexity_ratio_vs_bigram": round(ppl / base, 4)})
-    out.update(head_measures(model, seqs, r, prefix=[bpe.BOS]))
+    docs = rtb.corpus().heldout[::r["eval_every"]]
+    out.update(lm_baselines.perplexity_keys(train.ids, train.offsets, len(tok), seqs, [d.source for d in docs], ppl,
+                                            lambda picked: model_perplexity(model, picked)))
+    on_random = {"induction_score_best": "induction_score_best_random", "induction_head": "induction_head_random"}
+    out.update({on_random.get(k, k): v for k, v in head_measures(model, seqs, r, prefix=[bpe.BOS]).items()})
+    passages = decoder_behaviour.copy_passages(seqs, [d.lang == "en" for d in docs], r["context"])
+    out.update(decoder_behaviour.copy_measures(model, passages))          # induction_score_best: on real text
+    out["greedy_loop_rate_prompts"] = decoder_behaviour.greedy_loop_rate(model, tok)
     return out
 
 

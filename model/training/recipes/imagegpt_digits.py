@@ -14,6 +14,7 @@ import torch.nn.functional as F
 
 from model import checkpoints
 from model.architectures.imagegpt import ImageGPT, ImageGPTConfig, dequantise, quantise
+from model.data import digits
 from model.tasks.image_completion import bits_per_pixel, complete
 
 from . import vit_digits
@@ -34,7 +35,7 @@ def pixels_of(x: np.ndarray) -> np.ndarray:
 def train(seed: int = 0):
     from .swin_digits import shift_pixels
     torch.manual_seed(seed)
-    x_tr, _, _, _ = vit_digits.data()
+    x_tr, _, _, _ = digits.split()
     model = ImageGPT(CONFIG)
     xt = torch.from_numpy(x_tr)
     per_epoch = int(np.ceil(len(x_tr) / RECIPE["batch"]))
@@ -62,13 +63,13 @@ def train(seed: int = 0):
 def classifier():
     """SVC on the quantised training digits (grey values level / (levels − 1)), independent of the model."""
     from sklearn.svm import SVC
-    x_tr, y_tr, _, _ = vit_digits.data()
+    x_tr, y_tr, _, _ = digits.split()
     return SVC().fit(dequantise(pixels_of(x_tr), CONFIG.levels), y_tr)
 
 
 def mode_fill() -> np.ndarray:
     """(64,) each position's most common level in the training split."""
-    q = pixels_of(vit_digits.data()[0])
+    q = pixels_of(digits.split()[0])
     return np.array([np.bincount(q[:, i], minlength=CONFIG.levels).argmax() for i in range(q.shape[1])])
 
 
@@ -81,7 +82,7 @@ def baseline_bits(train: np.ndarray, test: np.ndarray) -> float:
 
 
 def measure(model) -> dict:
-    x_tr, _, x_te, y_te = vit_digits.data()
+    x_tr, _, x_te, y_te = digits.split()
     train_px, test_px = pixels_of(x_tr), pixels_of(x_te)
     svc = classifier()
 

@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from model import checkpoints
+from model.analysis import lm_baselines
 from model.architectures.sparse_encoder import SparseTransformer
 from model.data import bpe, real_text
 from model.engine.config import ModelConfig
@@ -107,7 +108,8 @@ def accuracy(model, inputs, targets, mask=None) -> float:
 
 def measure(model, tok: bpe.BPETokenizer) -> dict:
     """mlm_accuracy under the pattern (kernel path), the same weights with full attention and with the dense
-    pattern mask (must equal the kernel), and the most-frequent-word baseline; all on held-out 512-token inputs."""
+    pattern mask (must equal the kernel), the most-frequent-word baseline and the two-sided Kneser–Ney trigram
+    fill; all on held-out 512-token inputs."""
     inputs, targets = eval_batch(tok)
     T = inputs.shape[1]
     full = torch.ones(T, T, dtype=torch.bool)
@@ -116,9 +118,17 @@ def measure(model, tok: bpe.BPETokenizer) -> dict:
             "mlm_accuracy_dense_mask": round(accuracy(model, inputs, targets, model.pattern_mask(T)), 4),
             "mlm_accuracy_full_attention": round(accuracy(model, inputs, targets, full), 4),
             "mlm_baseline_most_frequent": round(float(counts.max() / counts.sum()), 4),
+            "mlm_baseline_kn3_fill": round(kn3_fill_accuracy(tok, inputs, targets), 4),
             "eval_tokens_per_sequence": T, "eval_masked_tokens": int((targets >= 0).sum()),
             "pattern_width": PATTERN["width"], "pattern_global_tokens": PATTERN["n_global"],
             **head_measures(model, tok)}
+
+
+def kn3_fill_accuracy(tok: bpe.BPETokenizer, inputs: torch.Tensor, targets: torch.Tensor) -> float:
+    """The two-sided Kneser–Ney trigram fill (model/analysis/lm_baselines.py), counted on the training documents,
+    at the same masked positions."""
+    train = rtb.encode_split(tok, "train")
+    return lm_baselines.fill_accuracy(lm_baselines.fitted(train.ids, train.offsets, 3, len(tok)), [(inputs, targets)])
 
 
 def head_measures(model, tok: bpe.BPETokenizer) -> dict:

@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 from model import checkpoints
 from model.architectures.swin import Swin, SwinConfig
+from model.data import digits
 
 from . import _hierarchy, _images, vit_digits
 
@@ -28,24 +29,30 @@ def shift_pixels(xb: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
     return torch.stack([pad[i, :, dy:dy + S, dx:dx + S] for i, (dy, dx) in enumerate(offsets)])
 
 
+def train_model(name: str, model, arch: str, seed: int, recipe: dict, measure_fn):
+    """Train a hierarchical model on the digits (shifted by up to one pixel) with a resumable checkpoint, then
+    measure it with measure_fn(model, preprocess) and save it."""
+    x_tr, y_tr, _, _ = digits.split()
+    pre = vit_digits.preprocess_meta(x_tr)
+    _images.train_checkpointed(name, model, _images.normalise(x_tr, pre["mean"], pre["std"]), y_tr, seed=seed,
+                               augment=shift_pixels,
+                               **{k: recipe[k] for k in ("epochs", "batch", "lr", "weight_decay")})
+    metrics = measure_fn(model, pre)
+    _images.save(name, model, {**recipe, "seed": seed}, metrics, pre, arch=arch)
+    print(metrics)
+
+
 def train(seed: int = 0):
     torch.manual_seed(seed)
-    x_tr, y_tr, _, _ = vit_digits.data()
-    pre = vit_digits.preprocess_meta(x_tr)
-    model = Swin(CONFIG)
-    _images.train_checkpointed(NAME, model, _images.normalise(x_tr, pre["mean"], pre["std"]), y_tr, seed=seed,
-                               augment=shift_pixels,
-                               **{k: RECIPE[k] for k in ("epochs", "batch", "lr", "weight_decay")})
-    metrics = measure(model, pre)
-    _images.save(NAME, model, {**RECIPE, "seed": seed}, metrics, pre, arch=ARCH)
-    print(metrics)
+    train_model(NAME, Swin(CONFIG), ARCH, seed, RECIPE, measure)
 
 
 def measure(model, pre: dict) -> dict:
     """test_acc on the 360 held-out digits, the token counts and widths per stage, the largest weight any
     token gives outside its window (0 by construction), the share of query-key pairs the windows keep, and
-    the share of the pooled output's rollout on above-median-ink pixels against uniform."""
-    _, _, x_te, y_te = vit_digits.data()
+    the share of the pooled output's rollout on above-median-ink pixels against uniform (any hierarchical model
+    of 1×1 patches)."""
+    _, _, x_te, y_te = digits.split()
     x = _images.normalise(x_te, pre["mean"], pre["std"])
     acc = float((_images.predict(model, x) == y_te).mean())
     ink = x_te[:, 0].reshape(len(x_te), -1)                                           # (B, 64) pixels

@@ -5,24 +5,14 @@ import numpy as np
 
 from model import checkpoints
 from model.architectures.vit import ViT, ViTConfig
+from model.data import digits
 
 from . import _images
 
 CONFIG = ViTConfig(image_size=8, channels=1, patch_size=2, n_classes=10, d_model=64, n_heads=4, n_layers=4,
                    d_ff=128, norm="pre")
-RECIPE = dict(epochs=100, batch=64, lr=1e-3, weight_decay=0.05, split="test_size=0.2 stratify random_state=0")
+RECIPE = dict(epochs=100, batch=64, lr=1e-3, weight_decay=0.05, split=digits.SPLIT)
 CLASSES = [str(d) for d in range(10)]
-
-
-def data():
-    """(x_train, y_train, x_test, y_test): images (B, 1, 8, 8) in [0, 1] (ink bright), labels int64."""
-    from sklearn.datasets import load_digits
-    from sklearn.model_selection import train_test_split
-    d = load_digits()
-    x = (d.images / 16.0).astype(np.float32)[:, None]
-    x_tr, x_te, y_tr, y_te = train_test_split(x, d.target.astype(np.int64), test_size=0.2, stratify=d.target,
-                                              random_state=0)
-    return x_tr, y_tr, x_te, y_te
 
 
 def preprocess_meta(x_train: np.ndarray) -> dict:
@@ -33,7 +23,7 @@ def preprocess_meta(x_train: np.ndarray) -> dict:
 def train(seed: int = 0):
     import torch
     torch.manual_seed(seed)
-    x_tr, y_tr, x_te, y_te = data()
+    x_tr, y_tr, x_te, y_te = digits.split()
     pre = preprocess_meta(x_tr)
     model = ViT(CONFIG)
     _images.train_classifier(model, _images.normalise(x_tr, pre["mean"], pre["std"]), y_tr, seed=seed,
@@ -47,7 +37,7 @@ def measure(model, pre: dict) -> dict:
     """test_acc on the 360 held-out digits; cls_attention_on_ink: the share of <cls> attention on
     patches with above-median ink (every layer and head, per layer, best head, rollout), against the
     share uniform attention would give."""
-    _, _, x_te, y_te = data()
+    _, _, x_te, y_te = digits.split()
     x = _images.normalise(x_te, pre["mean"], pre["std"])
     acc = float((_images.predict(model, x) == y_te).mean())
     ink = x_te[:, 0].reshape(len(x_te), 4, 2, 4, 2).sum(axis=(2, 4)).reshape(len(x_te), 16)   # (B, 16)
