@@ -50,7 +50,8 @@ def evaluation(meta: dict) -> str | None:
                   n=m.get("eval_tokens_per_sequence", "?"), acc=f"{m['mlm_accuracy']:.1%}",
                   width=m.get("pattern_width", "?"), g=m.get("pattern_global_tokens", "?"),
                   full=f"{m.get('mlm_accuracy_full_attention', 0):.1%}",
-                  baseline=f"{m.get('mlm_baseline_most_frequent', 0):.1%}")
+                  baseline=f"{m.get('mlm_baseline_most_frequent', 0):.1%}",
+                  kn=f"{m.get('mlm_baseline_kn3_fill', 0):.1%}")
     if bpe_model:
         line = _("Evaluation on held-out real text it never trained on ({command}): of {hidden} pieces hidden behind "
                  "[MASK] in {n}-piece inputs, it recovers **{acc}** under its own pattern (window ±{width} plus {g} "
@@ -65,6 +66,9 @@ def evaluation(meta: dict) -> str | None:
         baseline = _(", against **{baseline}** for always guessing the most frequent word")
     line += full if "mlm_accuracy_full_attention" in m else ""
     line += baseline if "mlm_baseline_most_frequent" in m else ""
+    if bpe_model and "mlm_baseline_kn3_fill" in m:
+        line += _(", and **{kn}** for a Kneser–Ney trigram counted on the training text, filling each gap from the "
+                  "two pieces on either side")
     return _("{evaluation}.").format(evaluation=line.format(**values))
 
 

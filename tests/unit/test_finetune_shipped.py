@@ -97,16 +97,19 @@ def test_a_damaged_fine_tuning_names_its_file_and_the_rebuild(tmp_path, damage):
 @torch.inference_mode()
 def test_the_tagging_scores_the_page_quotes_are_counts_of_right_tags():
     """The tagging tab quotes the shipped metrics: each is the share of held-out words (all of them, and the entity
-    words) whose first piece's top tag, each sentence read alone, is the word's tag."""
+    words) whose first piece's top tag is the word's tag, the sentences read in batches of one length (no
+    padding)."""
     from model.data import course_tags
     from model.training.recipes import finetune_tag
     ft = finetuned.load("finetune_tag")
     _train, _val, heldout = finetune_tag.data(ft.meta["recipe"])
     for model, suffix in ((ft.full.eval(), ""), (ft.frozen.eval(), "_frozen")):
         hits = []
-        for e in heldout:
-            top = model(torch.tensor([e["ids"]]))[0].argmax(-1)
-            hits += [(course_tags.TAGS[int(top[i])] == tag, tag != "O") for _word, i, tag in e["words"]]
+        for n in sorted({len(e["ids"]) for e in heldout}):
+            same = [e for e in heldout if len(e["ids"]) == n]
+            tops = model(torch.tensor([e["ids"] for e in same])).argmax(-1)                  # (B, n)
+            hits += [(course_tags.TAGS[int(top[i])] == tag, tag != "O")
+                     for e, top in zip(same, tops) for _word, i, tag in e["words"]]
         assert ft.meta["metrics"][f"tag_acc_heldout{suffix}"] == pytest.approx(np.mean([h for h, _ in hits]), abs=1e-4)
         assert ft.meta["metrics"][f"tag_acc_heldout_entities{suffix}"] == pytest.approx(
             np.mean([h for h, entity in hits if entity]), abs=1e-4)
