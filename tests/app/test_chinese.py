@@ -32,6 +32,8 @@ LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 
 LATIN_TERMS |= {"minilm"}                       # the pretrained model's name (MiniLM, Wang et al. 2020)
 # the pronoun page's sources: Winograd schemas, Wilson's interval, the sentence-transformers library
 LATIN_TERMS |= {"winograd", "wilson", "sentence-transformers"}
+# a smoothing method named for its authors (Kneser and Ney 1995), kept in Latin as the literature does
+LATIN_TERMS |= {"kneser", "ney"}
 # cited authors (Kobayashi et al.: value norms; Michel et al.: head ablation), a tool's name (AttentionViz) and the
 # Kullback–Leibler divergence, named after its authors
 LATIN_TERMS |= {w.lower() for w in "Kobayashi Michel AttentionViz KL".split()}
