@@ -1,4 +1,4 @@
-"""The class in the app: the shared answer store as a resource (app_pages/_class_store.py), the class
+"""The class in the app: the shared answer store as a resource (classstore/store.py), the class
 this session hosts, the join link and its QR code, what a refusal or a store that is down says, and the pieces
 a predict-then-reveal box draws for a lecturer (app_pages/_predict.py): **Ask the class**, the class's live
 counts before the reveal, the result after it, **Reset the class's answers**.
@@ -15,9 +15,9 @@ import segno
 import streamlit as st
 
 import i18n
-from app_pages import _class_store as cs
 from app_pages import _export
-from app_pages._class_store import Question, Refused, StoreDown, Tally
+from classstore import store as cs
+from classstore.store import Question, Refused, StoreDown, Tally
 from i18n import N_, _, ngettext
 from runtime import heavy_jobs
 from viz.class_answers import plot_class_answers

@@ -166,6 +166,9 @@ def loads(data: bytes | str, pages) -> list[View]:
     except json.JSONDecodeError as e:
         raise PlaylistError(_("The file is not valid JSON (line {line}, column {column}: {why}).").format(
             line=e.lineno, column=e.colno, why=e.msg))
+    except RecursionError:                             # brackets nested thousands deep: no playlist is
+        raise PlaylistError(_("The file nests brackets too deeply to be a playlist; export a playlist from this "
+                              "page and import that.")) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("views"), list):
         raise PlaylistError(_("The file is JSON but not a playlist: it needs “format”: “{format}” and a list "
                               "“views”, as an exported playlist has.").format(format=FORMAT))

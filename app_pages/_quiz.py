@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from app_pages._class_store import Question, Tally
+from classstore.store import Question, Tally
 
 QUIZ = Path(__file__).resolve().parents[1] / "assets" / "quiz.json"
 FORMAT = "attention-lab-quiz"

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from app_pages._class_store import open_store
+from classstore.store import open_store
 from runtime import first_view
 from serve import class_load, local, ramp, replicas
 from serve import store as redis_server

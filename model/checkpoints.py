@@ -18,6 +18,8 @@ from torch.overrides import TorchFunctionMode
 
 from model import kinds, pretrained
 from model.data import packaged
+from model.data.json_depth import json_depth_exceeds
+from model.engine import weights_check
 from model.engine.cache_sizes import ASSET_FOLDERS
 from model.engine.config import check_sizes
 
@@ -26,8 +28,6 @@ MAX_META_BYTES = 1 << 20          # a config file with its tokenizer; the shippe
 MAX_JSON_DEPTH = 32               # nesting of objects and arrays in a config file (the shipped ones: 4)
 MAX_WEIGHTS_BYTES = 256 << 20     # a weights file; the shipped ones are under 6 MB
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*+"?')      # to the end when unterminated: one pass, no retries
-_JSON_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class CheckpointError(RuntimeError):
@@ -39,7 +39,7 @@ def retrain_hint(name: str) -> str:
 
 
 def _fail(name: str, path: Path, why: str):
-    raise CheckpointError(f"{path}: {why}. Rebuild it with `{retrain_hint(name)}`.")
+    raise CheckpointError(f"{weights_check.shown(path)}: {why}. Rebuild it with `{retrain_hint(name)}`.")
 
 
 def save(name: str, model: torch.nn.Module, meta: dict, assets: Path | None = None) -> Path:
@@ -60,17 +60,6 @@ def _path(name: str, assets: Path | None, suffix: str) -> Path:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise CheckpointError(f"{name!r} is not a model name (letters, digits, '_', '-' and '.')")
     return Path(assets or ASSETS) / f"{name}{suffix}"
-
-
-def json_depth_exceeds(text: str, limit: int) -> bool:
-    """Whether objects and arrays in JSON text nest deeper than `limit` (brackets inside strings do not count).
-    A linear scan, so that deeply nested input is refused before the recursive parser sees it."""
-    depth = 0
-    for bracket in _JSON_BRACKET.finditer(_JSON_STRING.sub("", text)):
-        depth += 1 if bracket.group() in "[{" else -1
-        if depth > limit:
-            return True
-    return False
 
 
 def read_meta(name: str, assets: Path | None = None) -> dict:
@@ -202,6 +191,8 @@ def load(name: str, assets: Path | None = None, device="cpu") -> tuple[torch.nn.
         state = load_file(str(path))
     except (SafetensorError, OSError, ValueError) as e:
         _fail(name, path, f"is truncated or corrupt ({e})")
+    if (why := weights_check.problem(state)) is not None:
+        _fail(name, path, why)
     try:
         model.load_state_dict(state, strict=True)
     except RuntimeError as e:

@@ -10,6 +10,8 @@ any other release before touching them.
   uploads.py        uploads only to file ids the server issued, bounded per session and for the process
   memory.py         what a long session lets go of at every run; the heap and the collector tuned
   job_queue.py      the process-wide queue of heavy jobs: child processes under a memory bound (no Streamlit)
+  job.py            one job in that queue, its states, and the refusals of a full line
+  job_children.py   a job's child process: started by one thread, bounded, dying with the server
   heavy_jobs.py     a session's side of that queue: its jobs, their place in line and progress
   first_view.py     a class's light first view: images first, then the interactive charts
 

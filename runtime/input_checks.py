@@ -13,9 +13,15 @@ a widget the session has not drawn yet is checked when the widget registers:
 - a slider: finite numbers within its range, one or two as the slider has, whole for an integer slider;
 - a select slider: one or two of its option labels;
 - every widget with a fixed list of options (selectbox, multiselect, radio, pills, segmented control, tabs): its
-  labels only, no more picks than it allows, and no other kind of value.
+  labels only, no more picks than it allows, and no other kind of value;
+- a chart's selection (Plotly, Vega-Lite, a dataframe's): a JSON object of at most SELECTION_MAX characters,
+  nested at most JSON_DEPTH deep (a deeply nested one raised RecursionError);
+- a file uploader: files of the types it accepts (Streamlit raised on every run of the page otherwise);
+- every other widget (checkbox, toggle, button, text box, …): the kind of value it sends (a text box
+  given a number raised in every later run of its page, the value being kept across pages).
 `install()` runs from runtime.install() at the start of every script run; it patches once per process."""
 import dataclasses
+import json
 import logging
 import math
 import threading
@@ -35,6 +41,10 @@ NOTICES = "_inputs_refused"        # session state: [(key, value as sent)] to sh
 CHECKED = "_inputs_checked"        # session state: ids whose incoming value passed against the last metadata
 RESYNC = "_inputs_resync"          # session state: ids whose value was dropped: the browser must be told
 SHOWN_MAX = 40                     # characters of a refused value quoted in a notice
+SELECTION_MAX = 1 << 20            # characters of a chart selection's JSON
+JSON_DEPTH = 32                    # nesting of a chart selection's JSON (a selection: 4)
+SELECTIONS = ("PlotlyChartSelectionSerde", "VegaLiteStateSerde", "DataframeSelectionSerde",
+              "EChartsChartSelectionSerde", "PydeckSelectionSerde")
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _original = {}
@@ -74,9 +84,13 @@ def refused(meta, state) -> str | None:
         ok = (field == "string_array_value" and 1 <= len(value) <= 2
               and all(v in serde.formatted_option_to_index for v in value))
         return None if ok else _shown(value)
+    if type(serde).__name__ in SELECTIONS:
+        return None if field == meta.value_type and _selection(value) else _shown(value)
+    if type(serde).__name__ == "FileUploaderSerde":
+        return None if field == meta.value_type and _files(serde, value) else _shown(_file_names(value))
     options = meta.formatted_options
     if options is None:
-        return None
+        return None if field == meta.value_type else _shown(value)
     if field == "string_value" and meta.value_type == "string_value":
         return None if value in options else _shown(value)
     if field == "string_array_value" and meta.value_type == "string_array_value":
@@ -84,6 +98,44 @@ def refused(meta, state) -> str | None:
         ok = all(v in options for v in value) and len(set(value)) == len(value) and (most is None or len(value) <= most)
         return None if ok else _shown(value)
     return _shown(value)                               # another kind of value than the widget sends
+
+
+def _selection(value) -> bool:
+    """Whether a chart selection's value is a JSON object within SELECTION_MAX characters and JSON_DEPTH levels."""
+    if not isinstance(value, str) or len(value) > SELECTION_MAX:
+        return False
+    depth = deepest = 0
+    quoted = escaped = False
+    for c in value:                                   # nesting, outside strings, before the parser recurses
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (c == "\\", c != '"')
+        elif c == '"':
+            quoted = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    if deepest > JSON_DEPTH:
+        return False
+    try:
+        return isinstance(json.loads(value), dict)
+    except ValueError:
+        return False
+
+
+def _files(serde, value) -> bool:
+    """Whether a file uploader's state names files it takes (its deserializer refuses a file type it does not
+    accept by raising, on every run of the page)."""
+    try:
+        serde.deserialize(value)
+    except Exception:                                  # noqa: BLE001 - any refusal of Streamlit's own check
+        return False
+    return True
+
+
+def _file_names(value) -> list[str]:
+    return [f.name for f in getattr(value, "uploaded_file_info", ())] or [str(value)]
 
 
 def _drop(state: SessionState, wid: str, shown: str, key: str | None = None) -> None:

@@ -3,8 +3,8 @@ measurement, large exports, a training run), whichever session asks.
 
 - at most SLOTS jobs run at once; the others wait in order, each knowing its place (`job.position`: 1 = next);
   at most WAITING wait, beyond that `submit` raises Busy;
-- a job is a child process (`submit`) whose address space is limited to its memory bound (RLIMIT_AS, set in the
-  child before it runs the command), or in-process work that holds a slot (`reserve`, e.g. drawing a GIF);
+- a job (job.py) is a child process (`submit`) whose address space is limited to its memory bound, or in-process
+  work that holds a slot (`reserve`, e.g. drawing a GIF);
 - one unfinished job per owner (a session, or a session's lab): a new one replaces the old; `cancel` takes a job
   out of the queue or kills its child (its whole process group), and the slot goes to the next one; an owner that
   `alive` reports gone has its jobs cancelled within a second;
@@ -12,9 +12,7 @@ measurement, large exports, a training run), whichever session asks.
   client (an address) at most PER_CLIENT jobs waiting or running (ClientBusy); a lecturer's job (priority
   LECTURER, given only to a session that proved it hosts a class) waits ahead of everyone else's and is never
   turned away for a full line;
-- a child dies with the server, however the server ends (a kill -9, the out-of-memory killer): the kernel kills
-  it when the thread that started it ends (Linux's PR_SET_PDEATHSIG), and every child is started by one thread
-  that lives as long as the process.
+- a child dies with the server, however the server ends (job_children.py: how it is started, bounded and killed).
 
     job = QUEUE.submit([sys.executable, "-m", "model.analysis.cost", ...], owner=session_id, what="cost")
     while not job.finished:
@@ -23,19 +21,37 @@ measurement, large exports, a training run), whichever session asks.
     for row in job.stream(): ...                      # or each row as it comes
 
 The child writes one JSON object per line on stdout for its progress and results; other lines are ignored, and
-the end of its stderr becomes the error message when it fails."""
+the end of its stderr becomes the error message when it fails. Callers need only this module: it names job.py's
+Job, its states, priorities and refusals too."""
 import collections
-import concurrent.futures
 import itertools
 import json
 import os
-import queue
-import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
+
+from runtime import job_children
+from runtime.job import (
+    CANCELLED,
+    DONE,
+    EVERYONE,
+    FAILED,
+    FINISHED,
+    LECTURER,
+    QUEUED,
+    RUNNING,
+    Busy,
+    ClientBusy,
+    Job,
+    JobError,
+    SessionWaiting,
+)
+
+__all__ = ["QUEUE", "Queue", "Job", "Busy", "SessionWaiting", "ClientBusy", "JobError", "LECTURER", "EVERYONE",
+           "QUEUED", "RUNNING", "DONE", "FAILED", "CANCELLED", "FINISHED", "SLOTS", "WAITING", "MEMORY_MB",
+           "TIMEOUT_S", "PER_CLIENT"]
 
 SLOTS = int(os.environ.get("ATTENTION_LAB_HEAVY_JOBS", "2"))              # jobs running at once, whole process
 WAITING = int(os.environ.get("ATTENTION_LAB_JOBS_WAITING", "32"))         # jobs waiting at most
@@ -43,127 +59,7 @@ MEMORY_MB = int(os.environ.get("ATTENTION_LAB_JOB_MEMORY_MB", "4096"))    # addr
 TIMEOUT_S = 900                                                           # a child running longer is stopped
 PER_CLIENT = int(os.environ.get("ATTENTION_LAB_JOBS_PER_CLIENT", "2"))    # jobs one address may have in line
 WATCH_S = 1.0                                                             # how often owners are checked
-LECTURER, EVERYONE = 0, 1                                                 # priorities: lower waits ahead
 ROWS_MAX = 10_000                                                         # JSON lines kept per job
-QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
-FINISHED = (DONE, FAILED, CANCELLED)
-
-# Runs first in the child: ask the kernel to kill it when its parent (the launcher thread) ends, leave at once if
-# the server is already gone, limit the address space (0: no limit), then become the command (both survive exec).
-# A launcher rather than Popen(preexec_fn=...), which may deadlock in a process with threads (a server's).
-_LAUNCH = ("import ctypes, os, resource, signal, sys\n"
-           "try:\n"
-           "    ctypes.CDLL(None).prctl(1, signal.SIGKILL)\n"          # PR_SET_PDEATHSIG (Linux)
-           "except (OSError, AttributeError):\n"
-           "    pass\n"
-           "if os.getppid() != int(sys.argv[1]):\n"
-           "    sys.exit(70)\n"
-           "n = int(sys.argv[2])\n"
-           "if n:\n"
-           "    resource.setrlimit(resource.RLIMIT_AS, (n, n))\n"
-           "os.execv(sys.argv[3], sys.argv[3:])\n")
-
-
-class Busy(RuntimeError):
-    """The queue is full: `waiting` jobs wait already, `running` run."""
-
-    def __init__(self, waiting: int, running: int):
-        super().__init__(f"{waiting} heavy jobs are waiting and {running} running")
-        self.waiting, self.running = waiting, running
-
-
-class SessionWaiting(Busy):
-    """This session already has a job waiting (`what`): one waits per session."""
-
-    def __init__(self, what: str, waiting: int, running: int):
-        super().__init__(waiting, running)
-        self.what = what
-
-
-class ClientBusy(Busy):
-    """This client (address) already has `mine` jobs waiting or running, the most one may have."""
-
-    def __init__(self, mine: int, waiting: int, running: int):
-        super().__init__(waiting, running)
-        self.mine = mine
-
-
-class JobError(RuntimeError):
-    """A job that did not finish: state FAILED or CANCELLED; out_of_memory when it hit its memory bound."""
-
-    def __init__(self, job: "Job"):
-        super().__init__(job.error or job.state)
-        self.state, self.out_of_memory, self.memory_mb = job.state, job.out_of_memory, job.memory_mb
-
-
-class Job:
-    """One piece of heavy work in the queue. Read its fields; change it only through its methods."""
-
-    def __init__(self, queue: "Queue", ident: int, owner: str, what: str, cmd: list[str] | None,
-                 memory_mb: int | None, timeout_s: float | None, cwd, alive: Callable[[], bool] | None,
-                 session: str | None = None, client: str | None = None, priority: int = EVERYONE):
-        self.queue, self.id, self.owner, self.what = queue, ident, owner, what
-        self.session, self.client, self.priority = session, client, priority
-        self.cmd, self.memory_mb, self.timeout_s, self.cwd, self.alive = cmd, memory_mb, timeout_s, cwd, alive
-        self.state = QUEUED
-        self.rows: list = []                   # the JSON objects the child printed, in order
-        self.error: str | None = None
-        self.out_of_memory = False
-        self.returncode: int | None = None
-        self.cancelled: str | None = None       # why, once cancel() was asked
-        self.timed_out = False                  # cancelled for running longer than timeout_s
-        self.queued_at, self.started_at, self.finished_at = time.monotonic(), None, None
-        self.proc: subprocess.Popen | None = None
-        self._stderr: collections.deque[str] = collections.deque(maxlen=40)
-
-    def __repr__(self):
-        return f"Job({self.id}, {self.what!r}, owner={self.owner!r}, {self.state})"
-
-    @property
-    def finished(self) -> bool:
-        return self.state in FINISHED
-
-    @property
-    def position(self) -> int:
-        """k ≥ 1 while waiting (1 = next to start), 0 otherwise."""
-        return self.queue.position(self)
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until this job changes (a state, a row, its place in the queue) or `timeout` s pass; True if it
-        changed."""
-        return self.queue._wait(self, timeout)
-
-    def cancel(self, why: str = "cancelled") -> None:
-        """Leave the queue, or stop the running child (its process group) or hand back the slot (in-process)."""
-        self.queue._cancel(self, why)
-
-    def finish(self, error: str | None = None) -> None:
-        """An in-process job (`reserve`) is done with its slot: DONE, or FAILED with `error`."""
-        self.queue._finish(self, FAILED if error else DONE, error)
-
-    def result(self) -> list:
-        """The rows of a DONE job; JobError otherwise (call once finished)."""
-        if self.state != DONE:
-            raise JobError(self)
-        return list(self.rows)
-
-    def stream(self, poll_s: float = 0.5):
-        """Yield the rows as the child prints them, until it finishes; then JobError unless it is DONE. Closing the
-        generator before that cancels the job."""
-        seen = 0
-        try:
-            while True:
-                finished = self.finished
-                while seen < len(self.rows):
-                    yield self.rows[seen]
-                    seen += 1
-                if finished:
-                    break
-                self.wait(poll_s)
-        finally:
-            self.cancel("no one reads its rows")
-        if self.state != DONE:
-            raise JobError(self)
 
 
 class Queue:
@@ -266,11 +162,8 @@ class Queue:
                 self._start_process(job)
 
     def _start_process(self, job: Job):
-        limit = job.memory_mb << 20 if job.memory_mb is not None else 0
-        cmd = [sys.executable, "-c", _LAUNCH, str(os.getpid()), str(limit), *job.cmd]
         try:
-            job.proc = _launcher.popen(cmd, cwd=job.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+            job.proc = job_children.start(job.cmd, job.memory_mb, job.cwd)
         except OSError as e:
             self._finish(job, FAILED, f"could not start: {e}")
             return
@@ -301,8 +194,8 @@ class Queue:
             self._finish(job, DONE, None)
             return
         tail = "\n".join(job._stderr)
-        job.out_of_memory = job.memory_mb is not None and out_of_memory(tail)
-        self._finish(job, FAILED, _last_line(tail) or f"exit status {code}")
+        job.out_of_memory = job.memory_mb is not None and job_children.out_of_memory(tail)
+        self._finish(job, FAILED, job_children.last_line(tail) or f"exit status {code}")
 
     def _finish(self, job: Job, state: str, error: str | None):
         with self._changed:
@@ -322,7 +215,7 @@ class Queue:
                 return
             job.cancelled, proc = why, job.proc
         if proc is not None and proc.poll() is None:
-            _kill_group(proc)
+            job_children.kill_group(proc)
             try:
                 proc.wait(timeout=10)                  # its memory is freed before the slot is handed on
             except subprocess.TimeoutExpired:
@@ -357,54 +250,6 @@ class Queue:
                 elif job.timeout_s is not None and job.started_at is not None and now - job.started_at > job.timeout_s:
                     job.timed_out = True
                     job.cancel(f"took longer than {job.timeout_s:.0f} s")
-
-
-class _Launcher:
-    """The one thread that starts every child (PR_SET_PDEATHSIG ties a child to the thread that started it, and
-    the threads that ask, script runs and job followers, end long before the process)."""
-
-    def __init__(self):
-        self._asks: queue.SimpleQueue = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def popen(self, cmd: list[str], **kwargs) -> subprocess.Popen:
-        with self._lock:
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="jobs-launcher", daemon=True)
-                self._thread.start()
-        done: concurrent.futures.Future = concurrent.futures.Future()
-        self._asks.put((cmd, kwargs, done))
-        return done.result()
-
-    def _run(self):
-        while True:
-            cmd, kwargs, done = self._asks.get()
-            try:
-                done.set_result(subprocess.Popen(cmd, **kwargs))
-            except BaseException as e:      # noqa: BLE001 - handed to the thread that asked
-                done.set_exception(e)
-
-
-_launcher = _Launcher()
-
-
-def _kill_group(proc: subprocess.Popen):
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)            # the child and whatever it started (compile workers)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def out_of_memory(message: str) -> bool:
-    """Whether an error message (a child's stderr, an exception's text) says an allocation failed."""
-    return any(s in message for s in ("MemoryError", "can't allocate memory", "Cannot allocate memory",
-                                      "std::bad_alloc", "out of memory", "failed to map segment"))
-
-
-def _last_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1][-300:] if lines else ""
 
 
 QUEUE = Queue()          # the one every heavy job of this process goes through

@@ -12,4 +12,4 @@ cluster (Dockerfile, deploy/k8s/); a load test that speaks Streamlit's websocket
   class_load.py a class answering on the wire: students on the class page, acknowledgements, lost answers
 
 Imports the app's protobufs (streamlit.proto), websockets and redis, the app's runtime settings it sets on replicas
-(runtime.first_view.LIGHT_ENV) and the class store (app_pages._class_store); never the app's pages or the model."""
+(runtime.first_view.LIGHT_ENV) and the class store (classstore); never the app's pages or the model."""

@@ -24,6 +24,9 @@ def _parser() -> argparse.ArgumentParser:
     u.add_argument("--public-url", default=None, metavar="URL",
                    help="the address students' phones reach, used in the class's join link and QR code, such as "
                         "http://192.168.1.20:8500 (default: the balancer's address)")
+    u.add_argument("--frame-ancestor", action="append", default=[], metavar="URL",
+                   help="a site allowed to show the app in a frame, such as https://course.example.org (repeat for "
+                        "more; default: none may)")
     u.add_argument("--warm", nargs="*", default=None, metavar="PAGE",
                    help="pages each replica opens before it takes students (default: home and explorer)")
     sub.add_parser("down", help="stop the balancer and every replica")
@@ -54,7 +57,7 @@ def main(argv=None) -> int:
         elif args.cmd == "up":
             kw = {} if args.warm is None else {"warm_pages": tuple("" if w == "home" else w for w in args.warm)}
             state = local.up(args.replicas, args.port, args.state, args.first_replica_port, bind=args.bind,
-                             public_url=args.public_url, **kw)
+                             public_url=args.public_url, frame_ancestors=tuple(args.frame_ancestor), **kw)
             print(f"class up: {state.url}  ({len(state.replicas)} replicas on ports "
                   f"{', '.join(str(x.port) for x in state.replicas)}; answer store {state.store_url}; students "
                   f"join at {state.public_url}; logs in {state.dir})")

@@ -2,9 +2,14 @@
 its runtime API (a Unix socket) for status, drain and maintenance.
 
 Why each setting:
-- sticky sessions by cookie: Streamlit keeps a session's state, its uploads and its media files in one process,
-  and the browser reaches that process by an HTTP GET, a websocket and later uploads; the balancer's cookie sends
-  them all to one replica. `leastconn`: a websocket lives as long as the tab, so count open connections;
+- sticky sessions by browser: Streamlit keeps a session's state, its uploads and its media files in one process,
+  and the browser reaches that process by an HTTP GET, a websocket and later uploads, so all of a browser's
+  requests go to one replica. The balancer gives each browser a random id (its cookie, made here, never a
+  replica's name) and remembers which replica an id first reached (the backend's stick table): a client cannot
+  choose its replica (an id the balancer has not seen goes where `leastconn` sends it, whatever it says), and one
+  id holds at most limits.CONNECTIONS_PER_BROWSER connections at once, so an id cannot be reused to pile sessions
+  onto one replica. `leastconn`: a websocket lives as long as the tab, so count open connections. Each response
+  names the replica that answered (REPLICA_HEADER), for the load test's figures;
 - health: GET /_stcore/health must answer "ok" (every 2 s; 2 failures take a replica out, 2 successes back);
   a replica busy with reruns answers late, so a check waits 10 s before it counts as failed (a dead replica
   refuses at once);
@@ -12,7 +17,10 @@ Why each setting:
 - `timeout tunnel`: an open websocket may stay quiet for an hour (Streamlit pings every 30 s);
 - `option forwardfor`: the replicas see each student's address (X-Forwarded-For), for the class store's rate per
   client (hashed there, never kept);
-- the limits of serve/limits.py: upload size and rate (issue 18, item 8), request line and headers."""
+- the limits of serve/limits.py: upload size and rate (issue 18, item 8), request line and headers;
+- framing: no other site may show the app in a frame (Content-Security-Policy frame-ancestors, and X-Frame-Options
+  for older browsers), unless `serve up --frame-ancestor URL` names the course site that embeds it."""
+import re
 import socket
 import time
 from dataclasses import dataclass
@@ -20,13 +28,15 @@ from pathlib import Path
 
 from serve import limits
 
-COOKIE = "attention_lab_replica"
+COOKIE = "attention_lab_browser"          # a browser's random id (its replica is the balancer's to remember)
+REPLICA_HEADER = "X-Attention-Lab-Replica"
 BACKEND = "replicas"
 # what a refused request reads (the tests look for these)
 TOO_BIG = "upload refused by the class balancer: larger than {mib} MiB"
 NO_LENGTH = "upload refused by the class balancer: no Content-Length"
 TOO_MANY = "upload refused by the class balancer: too many uploads, try again in a few seconds"
 BODY_TOO_BIG = "request refused by the class balancer: body too large"
+TOO_MANY_CONNECTIONS = "request refused by the class balancer: too many connections from one browser"
 
 
 @dataclass(frozen=True)
@@ -36,11 +46,13 @@ class Replica:
 
 
 def render(port: int, replicas: list[Replica], sock: Path, host: str = "127.0.0.1",
-           uploads_per_window: int = limits.UPLOADS_PER_WINDOW, bind: str | None = None) -> str:
+           uploads_per_window: int = limits.UPLOADS_PER_WINDOW, bind: str | None = None,
+           frame_ancestors: tuple[str, ...] = ()) -> str:
     """haproxy.cfg for a balancer on bind:port (bind defaults to host) in front of `replicas` (all on host),
-    admin socket at `sock`."""
-    servers = "\n".join(f"    server {r.name} {host}:{r.port} cookie {r.name} check" for r in replicas)
-    return _settings(sock) + _frontend(bind or host, port, uploads_per_window) + _backend(servers)
+    admin socket at `sock`; frame_ancestors: the sites (https://host[:port]) that may show the app in a frame."""
+    servers = "\n".join(f"    server {r.name} {host}:{r.port} check" for r in replicas)
+    return (_settings(sock) + _frontend(bind or host, port, uploads_per_window) + _framing(frame_ancestors)
+            + _backend(servers))
 
 
 def _settings(sock: Path) -> str:
@@ -101,17 +113,52 @@ frontend class
     http-request deny deny_status 429 {_text(TOO_MANY)} if upload put too_many
     # no other request carries a body larger than the upload bound
     http-request deny deny_status 413 {_text(BODY_TOO_BIG)} if !upload too_big
-    default_"""
+    # Affinity: the browser's id (a random UUID, made here for a browser without a valid one), whose replica the
+    # backend's table remembers; at most {limits.CONNECTIONS_PER_BROWSER} connections per id at once.
+    acl known_browser req.cook({COOKIE}) -m reg {_UUID}
+    http-request set-var(txn.browser) req.cook({COOKIE}) if known_browser
+    http-request set-var(txn.browser) uuid if !known_browser
+    http-request set-var(txn.new_browser) bool(true) if !known_browser
+    acl new_browser var(txn.new_browser) -m bool
+    http-request track-sc1 var(txn.browser) table {BACKEND}
+    acl crowded sc1_conn_cur gt {limits.CONNECTIONS_PER_BROWSER}
+    http-request deny deny_status 429 {_text(TOO_MANY_CONNECTIONS)} if crowded
+    http-response add-header Set-Cookie "{COOKIE}=%[var(txn.browser)]; Path=/; HttpOnly; SameSite=Lax" if new_browser
+    default_backend {BACKEND}
+"""
+
+
+def check_frame_ancestors(sites) -> None:
+    """ValueError unless each site is an origin a Content-Security-Policy can name: http(s)://host[:port]."""
+    for site in sites:
+        if not _ORIGIN.fullmatch(site):
+            raise ValueError(f"a frame ancestor is a site's origin, such as https://course.example.org: {site!r}")
+
+
+def _framing(sites: tuple[str, ...]) -> str:
+    """Who may show the app in a frame: nobody, or the app itself and `sites`."""
+    check_frame_ancestors(sites)
+    if not sites:
+        return """\
+    # no other site may show the app in a frame (serve up --frame-ancestor URL names one that may)
+    http-response set-header Content-Security-Policy "frame-ancestors 'none'"
+    http-response set-header X-Frame-Options DENY
+"""
+    return f"""\
+    # only these sites may show the app in a frame (X-Frame-Options cannot name them: browsers use the policy)
+    http-response set-header Content-Security-Policy "frame-ancestors 'self' {' '.join(sites)}"
+"""
 
 
 def _backend(servers: str) -> str:
-    """The replicas behind it: least connections, a sticky cookie, health checks."""
+    """The replicas behind it: least connections, each browser id kept to its replica, health checks."""
     return f"""\
-backend {BACKEND}
 
 backend {BACKEND}
     balance leastconn
-    cookie {COOKIE} insert indirect nocache httponly attr "SameSite=Lax"
+    stick-table type string len 36 size 200k expire 8h store conn_cur
+    stick on var(txn.browser)
+    http-response set-header {REPLICA_HEADER} %[srv_name]
     option httpchk GET /_stcore/health
     http-check expect string ok
     # a busy replica answers late but answers: only a refused or silent one (10 s) is taken out
@@ -119,6 +166,10 @@ backend {BACKEND}
     default-server inter 2s fall 2 rise 2
 {servers}
 """
+
+
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+_UUID = "^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
 
 def _text(message: str) -> str:

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from streamlit.proto.Alert_pb2 import Alert
 from websockets.exceptions import ConnectionClosed
 
-from app_pages._class_store import ClassStore, Question
+from classstore.store import ClassStore, Question
 from serve import wire
+from serve.balancer import REPLICA_HEADER
 from serve.load import percentile
 
 POLL_S = 3.0                  # the class page's timer (app_pages/views/classroom.py POLL_S)
@@ -62,6 +63,7 @@ class ClassStudent:
         self.rng = random.Random(seed * 100_003 + idx)
         self.sid = f"{self.rng.getrandbits(64):016x}"
         self.cookie, self.session, self.fid, self.msgs = "", None, None, []
+        self.replica = ""             # the replica its socket reached (the balancer names it in every response)
         self.phase: Phase | None = None
         self.due = 0.0
         self.next_poll = 0.0
@@ -78,6 +80,7 @@ class ClassStudent:
         self.cookie = wire.set_cookies(headers) or self.cookie
         ws = wire.open_socket(self.url, timeout, self.cookie)
         self.cookie = wire.set_cookies(ws.response.headers.raw_items()) or self.cookie
+        self.replica = wire.header(ws.response.headers.raw_items(), REPLICA_HEADER) or self.replica
         self.session = wire.Session(ws, timeout)
         self.msgs = self.session.run("classroom", self.query())
         self.fid = wire.timed_fragment(self.msgs)

@@ -58,7 +58,7 @@ class Downloaders:
         status, headers, _ = wire.get(self.url, "/explorer?" + QUERY, timeout=self.timeout)
         cookie = wire.set_cookies(headers)
         if status != 200 or not cookie.startswith(COOKIE + "="):
-            raise ConnectionError(f"GET /explorer answered {status} without the affinity cookie")
+            raise ConnectionError(f"GET /explorer answered {status} without the balancer's cookie")
         session = wire.Session(wire.open_socket(self.url, self.timeout, cookie), self.timeout)
         for _ in range(2):
             msgs = session.run("explorer", QUERY)

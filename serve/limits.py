@@ -21,6 +21,7 @@ BYTES_PER_CHAR_IN_LINK = 12   # a 4-byte UTF-8 character percent-encoded
 HEADERS_ALLOWANCE = 16 * 1024     # cookies, the other parameters, the browser's own headers
 MAX_REWRITE = 1024            # HAProxy's room for the headers it adds (its default)
 UPLOADS_PER_WINDOW = 30       # uploads one client address may start per UPLOAD_WINDOW_S
+CONNECTIONS_PER_BROWSER = 12  # at once, per browser id: a websocket per tab and the 6 a browser opens per host
 UPLOAD_WINDOW_S = 10
 
 

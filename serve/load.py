@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from websockets.exceptions import ConnectionClosed
 
 from serve import wire
-from serve.balancer import COOKIE
+from serve.balancer import REPLICA_HEADER
 
 MARKER = re.compile(rb"qzq\d{4}xq")   # never by chance in the base64 of a figure's arrays or images (~1e-13 a byte)
 FAILOVER_MAX_S = 10           # the issue's bound: a lost student's view back within 10 s
@@ -78,12 +78,8 @@ class Student:
         self.interval = interval
         self.text, self.head = sentence(self.rng, self.marker), 0
         self.cookie = ""
+        self.replica = "?"            # the replica that answered last (the balancer names it in every response)
         self.thread = threading.Thread(target=self.live, name=f"student-{idx}", daemon=True)
-
-    @property
-    def replica(self) -> str:
-        m = re.search(rf"{COOKIE}=([\w-]+)", self.cookie)
-        return m.group(1) if m else "?"
 
     def query(self) -> str:
         return urllib.parse.urlencode({"explorer_text": self.text, "explorer_head": f"H{self.head}"})
@@ -92,9 +88,11 @@ class Student:
         return time.perf_counter() - self.t0
 
     def _take_cookie(self, headers) -> None:
+        """The balancer's cookie (this browser's id) and the replica it names in the response."""
         new = wire.set_cookies(headers)
         if new:
             self.cookie = new
+        self.replica = wire.header(headers, REPLICA_HEADER) or self.replica
 
     def _connect(self, timeout: float = 60):
         """GET the page through the balancer (the affinity cookie comes back), then open the websocket."""

@@ -14,8 +14,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from app_pages._class_store import ENV as STORE_ENV
-from app_pages._class_store import PUBLIC_URL_ENV
+from classstore.store import ENV as STORE_ENV
+from classstore.store import PUBLIC_URL_ENV
 from serve import balancer, processes, replicas, store
 
 STATE_DIR = replicas.ROOT / "runs" / "serve"
@@ -131,10 +131,12 @@ def default_public_url(port: int, bind: str = HOST) -> str:
 
 def up(n: int, port: int, state_dir: Path = STATE_DIR, first_replica_port: int | None = None,
        warm_pages=replicas.WARM_PAGES, uploads_per_window: int | None = None, bind: str = HOST,
-       public_url: str | None = None) -> ClassState:
+       public_url: str | None = None, frame_ancestors: tuple[str, ...] = ()) -> ClassState:
     """Start the class store (Redis), then n warmed replicas on the ports after `port` (or from
     first_replica_port), then HAProxy on bind:port (loopback unless told; the replicas always listen on loopback).
-    public_url: the address students' phones reach, used in the class's join link (default: the balancer's)."""
+    public_url: the address students' phones reach, used in the class's join link (default: the balancer's).
+    frame_ancestors: the sites that may show the app in a frame (default none: a page framing it shows nothing)."""
+    balancer.check_frame_ancestors(frame_ancestors)
     state_dir = Path(state_dir)
     old = load(state_dir)
     if old and (replicas.alive(old.haproxy_pid) or any(replicas.alive(r.pid, r.port) for r in old.replicas)
@@ -170,6 +172,7 @@ def up(n: int, port: int, state_dir: Path = STATE_DIR, first_replica_port: int |
         down(state_dir)
         raise RuntimeError("the class did not start:\n" + "\n".join(errors))
     kw = {} if uploads_per_window is None else {"uploads_per_window": uploads_per_window}
+    kw["frame_ancestors"] = frame_ancestors
     cfg = state.dir / "haproxy.cfg"
     cfg.write_text(balancer.render(port, [balancer.Replica(r.name, r.port) for r in state.replicas], state.sock,
                                    HOST, bind=bind, **kw))

@@ -51,14 +51,15 @@ def get(url: str, path: str = "/", cookie: str | None = None, timeout: float = 3
         conn.close()
 
 
-def upload(url: str, path: str, data: bytes, cookie: str, timeout: float = 60) -> tuple[int, bytes]:
+def upload(url: str, path: str, data: bytes, cookie: str, timeout: float = 60,
+           name: str = "upload.png") -> tuple[int, bytes]:
     """PUT one file to an upload address as the browser's uploader does (multipart form data, with the XSRF token
     of `cookie`, the Cookie header after GET /_stcore/health, in X-Xsrftoken), asking `Expect: 100-continue`: the
     body is sent only once the server says it will read it, so a refusal comes back without it. (status, body)."""
     xsrf = next((v for k, v in (p.split("=", 1) for p in cookie.split("; ") if "=" in p) if k == "_streamlit_xsrf"),
                 "")
-    body = (b"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"upload.png\"\r\n"
-            b"Content-Type: image/png\r\n\r\n" + data + b"\r\n--x--\r\n")
+    body = (f"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n".encode()
+            + b"Content-Type: application/octet-stream\r\n\r\n" + data + b"\r\n--x--\r\n")
     parts = urllib.parse.urlsplit(url)
     head = (f"PUT {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nCookie: {cookie}\r\nX-Xsrftoken: {xsrf}\r\n"
             f"Content-Type: multipart/form-data; boundary=x\r\nContent-Length: {len(body)}\r\n"
@@ -80,6 +81,11 @@ def _response_head(f) -> tuple[int, dict[str, str]]:
         name, _, value = line.decode("latin-1").partition(":")
         headers[name.strip().lower()] = value.strip()
     return status, headers
+
+
+def header(headers, name: str) -> str | None:
+    """A response header's value (the last one of that name, any case), from (name, value) pairs."""
+    return next((v for k, v in reversed(list(headers)) if k.lower() == name.lower()), None)
 
 
 def set_cookies(headers) -> str:

@@ -20,10 +20,11 @@ def _esc(t) -> str:
 
 def plot_next_token_bars(tokens: list[str], probs: np.ndarray, *, chosen: str | None = None,
                          title: str | None = None, y_title: str | None = None) -> go.Figure:
-    """Horizontal bars of the most likely next tokens. tokens: K strings; probs: (K,) in [0, 1],
-    best first; `chosen` is drawn in red. y_title defaults to "next token"."""
+    """Horizontal bars of the most likely next tokens, labelled by rank ("#1 ␣man": "·N" is a position elsewhere).
+    tokens: K strings; probs: (K,) in [0, 1], best first; `chosen` is drawn in red. y_title defaults to "next
+    token"."""
     p = np.asarray(probs, dtype=np.float64)
-    labels = [f"{_esc(t)} ·{i + 1}" for i, t in enumerate(tokens)]
+    labels = [f"#{i + 1} {_esc(t)}" for i, t in enumerate(tokens)]
     colours = [BEST if chosen is not None and t == chosen else KEPT for t in tokens]
     fig = go.Figure(go.Bar(x=p, y=labels, orientation="h", marker_color=colours,
                            text=[f"{v:.3f}" for v in p], textposition="outside", cliponaxis=False,

@@ -10,8 +10,8 @@ import streamlit as st
 
 import i18n
 from app_pages import _class, _url
-from app_pages._class_store import CODE, CODE_LEN, STUDENT, Question, Refused, StoreDown, Tally
 from app_pages._markup import md
+from classstore.store import CODE, CODE_LEN, STUDENT, Question, Refused, StoreDown, Tally
 from i18n import _, ngettext
 
 STUDENT_PARAM = "student"      # the browser's random id, in the link

@@ -156,7 +156,7 @@ def every_head(run, chosen: tuple[int, int], src: int, text: str, name: str):
                  height=35 * (len(table) + 1) + 3,
                  column_config={columns["weight"]: st.column_config.ProgressColumn(format="%.3f", min_value=0,
                                                                                    max_value=1)})
-    fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names,
+    fig = plot_heatmap(run.weights[:, :, src, :].reshape(L * H, -1), x_labels=tokens, y_labels=names, y_names=True,
                        x_title=_("key word"), y_title=_("head"), value_name=_("weight"),
                        title=_("Attention row of “{word}” in every head").format(word=esc(tokens[src])))
     _export.chart(fig, key="coref_rows", name=(name, f"word{src}", "every_head"),

@@ -144,9 +144,10 @@ def explorer_state() -> ExplorerState:
     L, H = weights.shape[0], weights.shape[1]
     layer, head, picked, log, hide = _picks(tokens, L, H)
     stats = head_stats.head_stats(weights, tokens)
+    labels = head_stats.label_heads(stats, pronouns=head_stats.pronoun_count(tokens))
     return ExplorerState(name=name, device=_resources.device(), text=text, run=run, words=words, tokens=tokens,
                          weights=weights, layer=layer, head=head, picked=picked, log=log, hide=hide,
-                         tab=explorer_tabs.open_tab(), stats=stats, labels=head_stats.label_heads(stats),
+                         tab=explorer_tabs.open_tab(), stats=stats, labels=labels,
                          measured=measured_roles(name, L, H),
                          visit=first_view.count("explorer"))    # a class's first visit draws images (first_view)
 

@@ -40,8 +40,8 @@ def render(state: ExplorerState):
         rows = combined_rows(state.weights, queries)                                   # (L, H, N)
         names = [head_label(lay, h) for lay in range(L) for h in range(H)]
         picked = ", ".join(words[i] for i in queries)
-        _export.chart(plot_heatmap(rows.reshape(L * H, N), x_labels=state.tokens, y_labels=names, x_title=_("key"),
-                                   y_title=_("head"), value_name=_("mean weight"),
+        _export.chart(plot_heatmap(rows.reshape(L * H, N), x_labels=state.tokens, y_labels=names, y_names=True,
+                                   x_title=_("key"), y_title=_("head"), value_name=_("mean weight"),
                                    title=ngettext("Combined attention of {n} query token",
                                                   "Combined attention of {n} query tokens",
                                                   len(queries)).format(n=len(queries))),

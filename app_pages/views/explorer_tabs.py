@@ -7,7 +7,7 @@ import streamlit as st
 from app_pages import _export, _url
 from app_pages.views import explorer_ablation, explorer_norms, explorer_qk, explorer_summaries, explorer_why
 from app_pages.views.explorer_state import ExplorerState, zoom_of
-from i18n import N_, _
+from i18n import N_, _, ngettext
 from labels import file_label, head_label, head_only, layer_label
 from model.analysis import attention_views as analysis
 from model.analysis import head_stats
@@ -121,6 +121,15 @@ def statistics_tab(state: ExplorerState):
     st.markdown(_("**Label rules** (on this text):") + "\n"
                 + "\n".join(_("- **{label}**: {rule}").format(label=_(k), rule=head_stats.rule(k))
                             for k in head_stats.RULES))
+    count = head_stats.pronoun_count(tokens)
+    if count < head_stats.COREF_PRONOUNS:
+        st.caption(ngettext("No head is labelled coreference on this text: it has {n} pronoun with an earlier word, "
+                            "and one text needs {least} before a head's habit shows. The Coreference page measures "
+                            "the heads on labelled pronouns.",
+                            "No head is labelled coreference on this text: it has {n} pronouns with an earlier "
+                            "word, and one text needs {least} before a head's habit shows. The Coreference page "
+                            "measures the heads on labelled pronouns.", count).format(
+            n=count, least=head_stats.COREF_PRONOUNS))
 
 
 def rollout(state: ExplorerState):

@@ -123,7 +123,7 @@ def masked_piece(name: str, text: str, tok, fill, m: int, pos: int, tokens: list
                   name=(name, f"mask{pos}", "fillers"), title=_("Fillers for [MASK] ·{pos}").format(pos=pos),
                   caption=about)
     rows = fill.weights[:, :, pos].reshape(-1, len(tokens))                  # (L·H, N)
-    _export.chart(plot_heatmap(rows, x_labels=tokens, y_labels=heads, x_title=_("key"),
+    _export.chart(plot_heatmap(rows, x_labels=tokens, y_labels=heads, y_names=True, x_title=_("key"),
                                y_title=_("layer, head"), value_name=_("weight"),
                                title=_("Where [MASK] ·{pos} attends, every layer and head").format(pos=pos)),
                   key=f"fill_attn_{m}", where=b, name=(name, f"mask{pos}", "attention"), caption=about)

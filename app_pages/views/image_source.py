@@ -89,8 +89,9 @@ def image_section(is_digits: bool):
                     _("Draw a few shapes, exactly one of them red: a circle, a square or a triangle."))
             st.stop()
     else:
-        up = st.file_uploader(_("Upload an image (PNG, JPEG, GIF, WebP or BMP, up to 8 MB)"), type=UPLOAD_TYPES,
-                              key="img_upload")
+        most = st.get_option("server.maxUploadSize")           # the one bound: the uploader's, the balancer's
+        up = st.file_uploader(_("Upload an image (PNG, JPEG, GIF, WebP or BMP, up to {mb} MB)").format(mb=most),
+                              type=UPLOAD_TYPES, key="img_upload")
         if up is None:
             st.info(_("Upload an image: a digit, dark on light or light on dark.") if is_digits else
                     _("Upload an image: a scene with one red circle, square or triangle."))

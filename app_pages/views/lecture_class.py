@@ -7,8 +7,8 @@ import streamlit as st
 
 import i18n
 from app_pages import _class, _export, _quiz
-from app_pages._class_store import Asking, Refused, StoreDown
 from app_pages._markup import md
+from classstore.store import Asking, Refused, StoreDown
 from i18n import _, ngettext
 from viz.class_answers import plot_quiz_gain
 from viz.slide import caption_line

@@ -19,6 +19,7 @@ BROAD_MIN = 0.8         # mean entropy as a fraction of the largest possible (un
 COREF_MIN = 0.5         # weight of the pronoun row's argmax, on an earlier content word
 COREF_MARGIN = 0.3      # ... ahead of the row's second-largest weight
 COREF_SHARE = 0.5       # share of the text's pronouns resolved that way
+COREF_PRONOUNS = 3      # pronouns (with an earlier content word) a text needs before a head is labelled by them
 
 # label -> its rule, in words; the thresholds are filled in by `rule` (in the language the page is shown in)
 RULES = {
@@ -26,11 +27,11 @@ RULES = {
     N_("sink"): N_("mean weight on [CLS]/[SEP]/[BOS]/[EOS] together ≥ {sink:.0%}"),
     N_("broad/positional"): N_("mean entropy ≥ {broad:.0%} of the uniform entropy (spreads over all tokens)"),
     N_("coreference"): N_(
-        "for at least {share:.0%} of the pronouns ({pronouns}, …), the largest weight of the pronoun's row lands on "
-        "one earlier content word ≥ 2 tokens back (not punctuation, function word, pronoun or special token), is at "
-        "least {least:.0%} and leads the row's second-largest weight by at least {margin:.0%}. On one text this "
-        "shows a head that points pronouns at a word, not that it picks the right one: that needs labelled "
-        "pronouns (the Coreference page)"),
+        "on a text with at least {count} pronouns ({pronouns}, …), for at least {share:.0%} of them the largest "
+        "weight of the pronoun's row lands on one earlier content word ≥ 2 tokens back (not punctuation, function "
+        "word, pronoun or special token), is at least {least:.0%} and leads the row's second-largest weight by at "
+        "least {margin:.0%}; never a broad head. On one text this shows a head that points pronouns at a word, not "
+        "that it picks the right one: that needs labelled pronouns (the Coreference page)"),
 }
 
 
@@ -38,7 +39,7 @@ def rule(label: str) -> str:
     """The rule of an automatic label, with its thresholds, in the current language."""
     return _(RULES[label]).format(previous=PREVIOUS_MIN, sink=SINK_MIN, broad=BROAD_MIN, share=COREF_SHARE,
                                   pronouns=", ".join(f"“{p}”" for p in PRONOUNS[:5]), least=COREF_MIN,
-                                  margin=COREF_MARGIN)
+                                  margin=COREF_MARGIN, count=COREF_PRONOUNS)
 
 
 def entropy(weights: np.ndarray) -> np.ndarray:
@@ -148,8 +149,15 @@ def head_stats(weights: np.ndarray, tokens: list[str]) -> dict[str, np.ndarray]:
     return stats
 
 
-def label_heads(stats: dict[str, np.ndarray]) -> list[list[list[str]]]:
-    """Automatic labels per head by the RULES: labels[layer][head] -> list of label names."""
+def pronoun_count(tokens: list[str]) -> int:
+    """How many pronouns of the text have an earlier content word (the queries the coreference label reads)."""
+    return len(_pronoun_candidates(tokens))
+
+
+def label_heads(stats: dict[str, np.ndarray], *, pronouns: int) -> list[list[list[str]]]:
+    """Automatic labels per head by the RULES: labels[layer][head] -> list of label names. pronouns: the text's
+    pronoun_count; the coreference label needs COREF_PRONOUNS of them (one pronoun is no evidence of a habit) and
+    excludes a broad head (a head that spreads over every token points at no word)."""
     L, H = stats["entropy"].shape
     labels = [[[] for _ in range(H)] for _ in range(L)]
     for layer in range(L):
@@ -159,9 +167,10 @@ def label_heads(stats: dict[str, np.ndarray]) -> list[list[list[str]]]:
                 got.append("previous-token")
             if stats["sink"][layer, head] >= SINK_MIN:
                 got.append("sink")
-            if stats["entropy_fraction"][layer, head] >= BROAD_MIN:
+            broad = stats["entropy_fraction"][layer, head] >= BROAD_MIN
+            if broad:
                 got.append("broad/positional")
             c = stats["coref_resolved"][layer, head]
-            if not np.isnan(c) and c >= COREF_SHARE:
+            if not broad and pronouns >= COREF_PRONOUNS and c >= COREF_SHARE:
                 got.append("coreference")
     return labels

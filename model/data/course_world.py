@@ -14,7 +14,6 @@ import random
 import re
 from dataclasses import replace
 
-from i18n import N_
 from model.data import course_agreement
 from model.data.course_samples import CUES, Ref, Sample, natural
 from model.data.course_schemas import (
@@ -31,6 +30,7 @@ from model.data.course_schemas import (
     split_spec,
 )
 from model.data.word_tokenizer import WordTokenizer, split_words
+from model.engine.messages import N_
 
 __all__ = ["CLASSIC_PAIRS", "CORE_NOUNS", "CUES", "GROWTH", "HELDOUT_FRAMES", "MAX_GROWN", "NOT_GROWN", "SCHEMAS",
            "Schema", "Ref", "Sample", "natural", "pair_splits", "schema_sentence", "split_spec", "split_words"]

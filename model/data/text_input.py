@@ -11,7 +11,7 @@ tokens as shown, which are unknown, and which tokens make each whole word (a per
 from dataclasses import dataclass
 from functools import lru_cache
 
-from model.data import bpe
+from model.data import bpe, tokenizer_files
 from model.data.word_tokenizer import WordTokenizer
 from model.data.wordpiece import WordPieceTokenizer
 from model.engine.cache_sizes import TOKENIZER_FILES
@@ -68,7 +68,7 @@ def tokenizer_from_spec(spec: dict):
     if kind == "wordpiece":
         return _wordpiece(spec["package"], spec.get("archive"), spec["member"], spec["sha256"])
     if kind == "bpe":                            # a shipped file is loaded once per process
-        return bpe.load(spec["file"]) if "file" in spec else bpe.BPETokenizer.from_dict(spec)
+        return tokenizer_files.bpe_tokenizer(spec)     # confined to assets/, bounded, checked
     if kind == "word":
         return WordTokenizer.from_dict(spec)
     raise ValueError(f"unknown tokenizer type {kind!r} (known: 'bpe', 'word', 'wordpiece')")

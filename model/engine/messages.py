@@ -1,6 +1,7 @@
-"""Words for a reader made by model code, never translated there (model imports no i18n): an English message id,
-marked with N_ so extraction finds it, kept with the values of its {placeholders}. Where it is shown, the page
-passes its translation function, `note.shown(_)`; str() is the English text (the command line, logs, tests).
+"""Words for a reader made by model code, never translated there (the engine and the data import no translations):
+an English message id, marked with N_ so extraction finds it, kept with the values of its {placeholders}. Where it
+is shown, the page passes its translation function, `note.shown(_)`; str() is the English text (the command line,
+logs, tests).
 
     Note.of(N_("Made {n} frames."), n=3).shown(_)      # "Made 3 frames.", or its translation"""
 from collections.abc import Callable

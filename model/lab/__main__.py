@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 from model.cli import Parser, fail
 
@@ -45,9 +46,26 @@ def _parser() -> Parser:
     return p
 
 
+def run_folder(out: str) -> str:
+    """--out as a folder this process can write a run into (made if missing); one error line otherwise (a file,
+    the null device, a folder of /proc)."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        fail(f"--out {out}: exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        fail(f"--out {out}: a run folder cannot be written there ({e.strerror or e})")
+    return out
+
+
 def main(argv=None):
     from model.lab import lessons
     args = _parser().parse_args(argv)
+    if args.out is not None:
+        args.out = run_folder(args.out)
 
     if args.stream:
         exit_with_parent()

@@ -54,10 +54,10 @@ def corpus() -> real_text.Corpus:
 
 
 def encode_split(tok: BPETokenizer, split: str, max_docs: int | None = None,
-                 sources: tuple[str, ...] | None = None) -> Encoded:
+                 sources: tuple[str, ...] | None = None, docs_from: real_text.Corpus | None = None) -> Encoded:
     """The train or heldout documents (the first max_docs of them; of the named sources only, when given)
-    in ids, cached by content."""
-    docs = [d for d in getattr(corpus(), split) if sources is None or d.source in sources][:max_docs]
+    of docs_from (default: the real-text corpus) in ids, cached by content."""
+    docs = [d for d in getattr(docs_from or corpus(), split) if sources is None or d.source in sources][:max_docs]
     texts = [d.text for d in docs]
     key = hashlib.sha256(tok.tokenizer.to_str().encode())
     for t in texts:

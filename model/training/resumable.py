@@ -155,14 +155,15 @@ def run(name: str, model, make_batches, loss_fn, recipe: dict, folder: Path,
     return state, history
 
 
-def save_run(name: str, model: torch.nn.Module, state: dict, text_input: str, measure) -> dict:
+def save_run(name: str, model: torch.nn.Module, state: dict, text_input: str, measure, tokenizer=None) -> dict:
     """Write assets/<name>.* from a run: the weights as stored (float16, untied), the recipe with the run's
-    state, and the metrics measure(model, meta) -> dict takes on those stored weights. Returns the metrics."""
+    state, the tokenizer (default: the shipped BPE, assets/bpe_8k.json) and the metrics measure(model, meta) ->
+    dict takes on those stored weights. Returns the metrics."""
     from model import checkpoints
     from model.data import bpe
     r = state["recipe"]
     meta = {"arch": "model.engine.transformer:Transformer", "config": model.config.to_dict(),
-            "tokenizer": bpe.load().to_dict(), "text_input": text_input, "modality": "text",
+            "tokenizer": (tokenizer or bpe.load()).to_dict(), "text_input": text_input, "modality": "text",
             "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
                        "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
                        "runs": state["runs"], "final_loss": state.get("last_loss")}}

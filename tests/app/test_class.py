@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import _class, _quiz
-from app_pages._class_store import open_store
+from classstore.store import open_store
 from tests.app.conftest import ROOT, switch_page
 from tests.app.test_chinese import english_left, interface_strings
 
@@ -150,7 +150,7 @@ def test_the_students_page_speaks_chinese(store_url):
 
 
 def test_a_multi_select_pick_is_stored_whole(store_url):
-    from app_pages._class_store import Question
+    from classstore.store import Question
     s = open_store(store_url)
     code, key = s.create()
     q = Question(qid="masks", text={"en": "Which masks let token 5 see token 9?"},

@@ -3,18 +3,15 @@ balancer (serve/balancer.py, HAProxy on loopback in front of it): a PUT to a fil
 refused before its body is read (Streamlit stored it: 100 of them grew a server by a GB); a session's uploads to
 ids it was issued are bounded; and the balancer's upload rules hold for the path's percent-encoded variants
 (`/_stcore/upload%5Ffile/…` reached the app past them)."""
-import contextlib
 import http.client
-import subprocess
-import time
 import urllib.parse
 import uuid
 
 import pytest
 
-from harness.server import free_port
 from runtime import uploads
-from serve import balancer, limits, wire
+from serve import limits, wire
+from tests.browser.haproxy import class_balancer
 
 MB = 1 << 20
 
@@ -65,24 +62,10 @@ def test_a_sessions_uploads_to_issued_ids_are_bounded(server_url):
 
 @pytest.fixture
 def balanced(server_url, tmp_path):
-    """HAProxy on loopback with the class's configuration, the test server as its one replica; at most 5 uploads
-    per client in the window."""
-    port, app_port = free_port(), int(server_url.rsplit(":", 1)[1])
-    cfg = tmp_path / "haproxy.cfg"
-    cfg.write_text(balancer.render(port, [balancer.Replica("r1", app_port)], tmp_path / "haproxy.sock",
-                                   uploads_per_window=5))
-    proc = subprocess.Popen(["haproxy", "-db", "-f", str(cfg)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            with contextlib.suppress(OSError):
-                if wire.get(url, "/_stcore/health", timeout=2)[0] == 200:
-                    break
-            time.sleep(0.1)
+    """HAProxy on loopback with the class's configuration in front of the test server; at most 5 uploads per client
+    in the window."""
+    with class_balancer(server_url, tmp_path, uploads_per_window=5) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 @pytest.mark.parametrize("route", ["/_stcore/upload%5Ffile", "/_stcore/upload%5ffile", "/%5Fstcore/upload_file",
@@ -93,3 +76,22 @@ def test_the_balancers_upload_rules_hold_for_an_encoded_path(balanced, route):
     assert status == 413 and body.startswith(b"upload refused by the class balancer: larger than"), (status, body)
     answers = [wire.get(balanced, path, method="PUT", body=b"tiny")[0] for _ in range(6)]
     assert answers[-1] == 429 and all(a != 429 for a in answers[:5]), answers
+
+
+def _framing(name: str = "upload.png") -> int:
+    """Bytes a multipart body adds to a file (wire.upload's framing, as a browser's uploader frames one file)."""
+    return (len(f"--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n".encode())
+            + len(b"Content-Type: application/octet-stream\r\n\r\n") + len(b"\r\n--x--\r\n"))
+
+
+def test_the_largest_file_the_app_takes_passes_the_balancer_and_one_byte_more_is_refused_by_both(server_url,
+                                                                                                 balanced):
+    largest = limits.upload_bytes_max() - _framing()
+    for url, refusal in ((server_url, b"File too large"), (balanced, b"upload refused by the class balancer")):
+        cookie = _cookie(url)
+        with wire.session(url, cookie=cookie) as s:
+            s.run("")
+            first, second = s.upload_urls(2)
+            assert wire.upload(url, first, b"\0" * largest, cookie)[0] == 204, url
+            status, body = wire.upload(url, second, b"\0" * (largest + 1), cookie)
+            assert status == 413 and refusal in body, (url, status, body[:200])

@@ -14,7 +14,7 @@ from collections import Counter
 from streamlit.proto.Alert_pb2 import Alert
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from app_pages._class_store import open_store
+from classstore.store import open_store
 from harness.server import streamlit_server
 from serve import class_load, wire
 
@@ -101,7 +101,7 @@ def one_question(url: str, store_url: str) -> list[class_load.ClassStudent]:
 
 def test_thirty_students_and_a_lecturer_through_one_question_on_redis_behind_the_balancer(klass):
     students = one_question(klass.url, klass.store_url)
-    served = Counter(s.cookie.split("=", 1)[1] for s in students if s.cookie)
+    served = Counter(s.replica for s in students if s.replica)
     assert set(served) == {"r1", "r2"}, served                 # both replicas took answers; one store counted them
 
 

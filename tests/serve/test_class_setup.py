@@ -13,8 +13,7 @@ from serve.load import FAILOVER_MAX_S, Student, Tally
 
 
 def _replica_of(headers) -> str | None:
-    cookie = wire.set_cookies(headers)
-    return cookie.split("=", 1)[1] if cookie.startswith(balancer.COOKIE + "=") else None
+    return wire.header(headers, balancer.REPLICA_HEADER)
 
 
 def test_students_stick_to_one_replica_and_see_only_their_own_words(klass):
@@ -26,12 +25,12 @@ def test_students_stick_to_one_replica_and_see_only_their_own_words(klass):
     assert out["levels"][0]["sessions_per_replica"] == {"r1": 2, "r2": 2}    # leastconn spreads, the cookie keeps
 
 
-def test_the_websocket_reaches_the_replica_its_cookie_names(klass):
+def test_the_websocket_reaches_the_replica_its_browsers_first_request_did(klass):
     status, headers, _ = wire.get(klass.url, "/")
     first = _replica_of(headers)
     assert status == 200 and first in ("r1", "r2")
     before = {k: v["scur"] for k, v in balancer.servers(klass.sock).items()}
-    with wire.session(klass.url, cookie=f"{balancer.COOKIE}={first}", timeout=60) as s:
+    with wire.session(klass.url, cookie=wire.set_cookies(headers), timeout=60) as s:
         for _ in range(3):                                       # reconnections are not needed: one socket, held
             assert not wire.elements(s.run(""), "exception")
         now = {k: v["scur"] for k, v in balancer.servers(klass.sock).items()}

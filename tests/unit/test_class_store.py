@@ -1,4 +1,4 @@
-"""The class store (app_pages/_class_store.py) on both backends for real: a redis-server started here (as
+"""The class store (classstore/store.py) on both backends for real: a redis-server started here (as
 `python -m serve up` starts it: serve/store.py) and an SQLite file. The class's rules (one answer per
 student and question until the reveal, a rate per client, unknown codes refused, expiry after a day, nothing
 personal kept, no counts before the reveal), multi-select counting, answers from many threads at once, a store
@@ -11,7 +11,7 @@ import time
 import pytest
 import redis
 
-from app_pages._class_store import CODE, TTL_S, Question, Refused, StoreDown, open_store
+from classstore.store import CODE, TTL_S, Question, Refused, StoreDown, open_store
 from serve import store as redis_server
 
 STUDENTS = [f"{i:016x}" for i in range(1, 41)]

@@ -79,7 +79,7 @@ def test_service_hpa_and_ingress_point_at_the_deployment():
 def test_the_class_store_is_one_redis_on_a_volume_every_pod_reaches_append_only():
     """The class's answers in Redis, append-only with every write fsynced, on a persistent volume, and
     each app pod told where it is (the same variable `python -m serve` gives the replicas)."""
-    from app_pages._class_store import ENV, PUBLIC_URL_ENV
+    from classstore.store import ENV, PUBLIC_URL_ENV
     redis = _one("StatefulSet", "attention-lab-redis")
     pod = redis["spec"]["template"]["spec"]
     box = pod["containers"][0]
@@ -111,7 +111,7 @@ def test_ingress_sessions_stick_by_cookie_and_limits_match_the_apps_bounds():
     assert uploads["spec"]["rules"][0]["http"]["paths"][0]["path"] == "/_stcore/upload_file"
     per_minute = int(uploads["metadata"]["annotations"]["nginx.ingress.kubernetes.io/limit-rpm"])
     assert per_minute == limits.UPLOADS_PER_WINDOW * 60 // limits.UPLOAD_WINDOW_S     # HAProxy's rate, per minute
-    count, size = _one("ConfigMap")["data"]["large-client-header-buffers"].split()
+    count, size = _one("ConfigMap", "ingress-nginx-controller")["data"]["large-client-header-buffers"].split()
     longest_link = 3 * _url.URL_TEXT_MAX * 12                  # three full boxes of 4-byte characters, %-encoded
     assert int(size.removesuffix("k")) * 1024 >= longest_link
 

@@ -7,6 +7,8 @@ from model.analysis import attention_views as analysis
 from model.analysis import head_stats
 
 TOKENS = ["[CLS]", "the", "restaurant", "refused", "because", "it", "cooks", "[SEP]"]
+THREE = ["[CLS]", "the", "restaurant", "refused", "because", "it", "was", "full", ";", "it", "closed", "early", "and",
+         "they", "left", "[SEP]"]                            # three pronouns (5, 9, 13), "restaurant" at 2
 
 
 def one_hot_rows(cols: list[int]) -> np.ndarray:
@@ -84,20 +86,51 @@ def test_coreference_score_is_nan_without_pronouns():
     assert np.isnan(head_stats.head_stats(w, ["[CLS]", "cat", "[SEP]"])["coref"]).all()
 
 
+def _pointing(n: int, pronouns, at: int, rest: np.ndarray) -> np.ndarray:
+    """(n, n): the rows of `rest`, except that each pronoun's row puts all its weight on key `at`."""
+    m = rest.copy()
+    for i in pronouns:
+        m[i] = 0
+        m[i, at] = 1.0
+    return m
+
+
 def test_labels_follow_the_rules_and_only_those():
-    n = len(TOKENS)
+    n = len(THREE)
     prev = one_hot_rows([0] + list(range(n - 1)))
     sink = one_hot_rows([0] * n)
     uniform = np.full((n, n), 1 / n, np.float32)
-    coref = one_hot_rows(list(range(n)))
-    coref[5] = 0
-    coref[5, 2] = 1.0
-    labels = head_stats.label_heads(head_stats.head_stats(stack(prev, sink, uniform, coref), TOKENS))[0]
+    coref = _pointing(n, (5, 9, 13), 2, one_hot_rows(list(range(n))))
+    stats = head_stats.head_stats(stack(prev, sink, uniform, coref), THREE)
+    assert head_stats.pronoun_count(THREE) == 3
+    labels = head_stats.label_heads(stats, pronouns=3)[0]
     assert labels[0] == ["previous-token"]
     assert labels[1] == ["sink"]
     assert labels[2] == ["broad/positional"]
     assert labels[3] == ["coreference"]
     assert set(head_stats.RULES) == {"previous-token", "sink", "broad/positional", "coreference"}
+
+
+def test_one_pronoun_is_no_evidence_for_a_coreference_label():
+    """The walk's one-pronoun sentence labelled 7 of 16 heads "coref": a head that points its only pronoun at an
+    earlier word resolves 100% of one, which says nothing about a habit."""
+    n = len(TOKENS)
+    coref = _pointing(n, (5,), 2, one_hot_rows(list(range(n))))
+    stats = head_stats.head_stats(stack(coref), TOKENS)
+    assert stats["coref_resolved"][0, 0] == 1.0 and head_stats.pronoun_count(TOKENS) == 1
+    assert head_stats.label_heads(stats, pronouns=head_stats.pronoun_count(TOKENS))[0][0] == []
+
+
+def test_a_broad_head_is_never_also_a_coreference_head():
+    """Uniform rows except the three pronouns', which point at "restaurant": the entropy is the uniform's on every
+    row that spreads (one-hot rows count as seeing one key), so the head is broad, and every pronoun is resolved;
+    the labels do not contradict."""
+    n = len(THREE)
+    broad_pointer = _pointing(n, (5, 9, 13), 2, np.full((n, n), 1 / n, np.float32))
+    stats = head_stats.head_stats(stack(broad_pointer), THREE)
+    assert stats["coref_resolved"][0, 0] == 1.0
+    assert stats["entropy_fraction"][0, 0] == pytest.approx(1.0)
+    assert head_stats.label_heads(stats, pronouns=3)[0][0] == ["broad/positional"]
 
 
 def test_labels_sit_on_the_threshold_boundary():
@@ -110,7 +143,7 @@ def test_labels_sit_on_the_threshold_boundary():
             if i:
                 w[h, i, i - 1], w[h, i, i] = share, 1.0 - share
     stats = head_stats.head_stats(w[None], ["a", "b", "c", "d", "e"])
-    got = head_stats.label_heads(stats)[0]
+    got = head_stats.label_heads(stats, pronouns=0)[0]
     assert "previous-token" in got[0] and "previous-token" not in got[1]
 
 
@@ -158,5 +191,5 @@ def test_coreference_label_needs_the_pronouns_argmax_on_an_earlier_word_with_a_c
     uniform = head(np.full(n, 1 / n))
     stats = head_stats.head_stats(stack(resolving, weak, split, uniform).astype(np.float32), TOKENS)
     assert stats["coref_resolved"][0].tolist() == [1.0, 0.0, 0.0, 0.0]
-    assert [("coreference" in labels) for labels in head_stats.label_heads(stats)[0]] == [True, False, False, False]
+    assert not any("coreference" in labels for labels in head_stats.label_heads(stats, pronouns=1)[0])
     assert stats["coref"][0, 1] == pytest.approx(0.35)                 # the descriptive score is still there

@@ -11,6 +11,7 @@ from safetensors.torch import load_file
 from model import checkpoints
 from model.data import bpe
 from model.data.real_text import Corpus, Document
+from model.engine.transformer import Transformer
 from model.training import real_text_batches as rtb
 from model.training import resumable
 from model.training.recipes import general_encoder, general_gpt
@@ -91,7 +92,7 @@ def _perplexity_one_text_at_a_time(model, meta: dict) -> float:
 
 def tiny_run(folder, n_steps_before=0, elapsed=None):
     """resumable.run on a tiny decoder; with elapsed, a checkpoint of a run that used `elapsed` of 100 s."""
-    model = resumable.tie(general_gpt.Transformer(general_gpt.config({**general_gpt.RECIPE, **TINY}, 50)))
+    model = resumable.tie(Transformer(general_gpt.config({**general_gpt.RECIPE, **TINY}, 50)))
     if elapsed is not None:
         state = {"steps": n_steps_before, "tokens": 640, "train_seconds": elapsed, "runs": 1,
                  "run_budget_s": 100.0, "run_elapsed_s": elapsed}
@@ -127,7 +128,7 @@ def staged_run(folder, stage=None, elapsed=None):
     steps); with stage and elapsed, a checkpoint of that stage's run having used `elapsed` of its 100 s.
     Returns (state, the stage recipes make_batches was called with, in order)."""
     recipe = {**general_gpt.RECIPE, **TINY, "stages": [dict(lr=1e-3, tag="first"), dict(lr=5e-4, tag="second")]}
-    model = resumable.tie(general_gpt.Transformer(general_gpt.config(recipe, 50)))
+    model = resumable.tie(Transformer(general_gpt.config(recipe, 50)))
     if stage is not None:
         state = {"steps": 5, "tokens": 640, "train_seconds": elapsed, "runs": 1, "run_budget_s": 100.0,
                  "run_elapsed_s": elapsed, "recipe": {**recipe, "stage": stage}}

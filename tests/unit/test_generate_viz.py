@@ -8,7 +8,7 @@ def test_next_token_bars_show_probabilities_and_highlight_the_choice():
     fig = plot_next_token_bars(["cat", "<b>x</b>", "dog"], np.array([0.5, 0.3, 0.2]), chosen="dog")
     bar = fig.data[0]
     assert list(bar.x) == [0.5, 0.3, 0.2]
-    assert bar.y[1] == "&lt;b&gt;x&lt;/b&gt; ·2"
+    assert list(bar.y) == ["#1 cat", "#2 &lt;b&gt;x&lt;/b&gt;", "#3 dog"]     # ranks; "·N" is a position
     assert bar.marker.color[2] != bar.marker.color[0]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app_pages import _quiz
-from app_pages._class_store import Tally
+from classstore.store import Tally
 from tests.seeds import SEEDS
 
 ROOT = Path(__file__).resolve().parents[2]

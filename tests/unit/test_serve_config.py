@@ -28,12 +28,12 @@ def test_haproxy_accepts_the_generated_configuration(tmp_path):
     assert subprocess.run([haproxy, "-c", "-f", str(path)], capture_output=True).returncode != 0   # it does check
 
 
-def test_every_replica_is_health_checked_and_named_by_the_affinity_cookie(tmp_path):
+def test_every_replica_is_health_checked_and_a_browser_kept_to_one_by_its_id_not_by_a_replica_name(tmp_path):
     text = _cfg(tmp_path, n=3)
-    servers = re.findall(r"^\s+server (r\d) 127\.0\.0\.1:(\d+) cookie (r\d) check$", text, re.M)
-    assert servers == [("r1", "8631", "r1"), ("r2", "8632", "r2"), ("r3", "8633", "r3")]
+    servers = re.findall(r"^\s+server (r\d) 127\.0\.0\.1:(\d+) check$", text, re.M)
+    assert servers == [("r1", "8631"), ("r2", "8632"), ("r3", "8633")]
     assert "option httpchk GET /_stcore/health" in text and "http-check expect string ok" in text
-    assert re.search(rf"^\s+cookie {balancer.COOKIE} insert indirect nocache", text, re.M)
+    assert "stick on var(txn.browser)" in text and "cookie " not in text.split("backend")[-1]   # no replica cookie
 
 
 def test_upload_and_link_limits_are_the_apps_own(tmp_path):

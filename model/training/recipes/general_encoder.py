@@ -28,13 +28,10 @@ import torch.nn.functional as F
 
 from model import checkpoints
 from model.analysis import lm_baselines
-from model.data import bpe, real_text, text_input
-from model.engine.config import ModelConfig
-from model.engine.transformer import Transformer
+from model.data import bpe, text_input
 from model.training import real_text_batches as rtb
 from model.training import resumable
-from model.training.loop import seed_everything
-from model.training.recipes import general_gpt
+from model.training.recipes import _real_text_lm as lm
 from model.training.recipes.general_gpt import head_measures, text_measures
 
 NAME = "general_encoder"
@@ -48,12 +45,6 @@ RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=1
                       dict(sources=None, budget_min=40, mask_prob=0.35, lr=1e-3)])
 
 
-def config(r: dict, vocab_size: int) -> ModelConfig:
-    return ModelConfig(vocab_size=vocab_size, d_model=r["d_model"], n_heads=r["n_heads"], n_layers=r["n_layers"],
-                       d_ff=r["d_ff"], max_len=r["context"], pos_encoding="learned", norm="pre", kind="encoder",
-                       activation="gelu")
-
-
 def masked_logits(model, inputs: torch.Tensor, labels: torch.Tensor, pad_mask: torch.Tensor | None = None):
     """Logits (n, V) at the n positions whose label is not -100, and those labels (n,)."""
     hidden = model.encode(inputs, mask=pad_mask).x                      # (B, T, C)
@@ -64,27 +55,23 @@ def masked_logits(model, inputs: torch.Tensor, labels: torch.Tensor, pad_mask: t
 def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
     """Train (or, with ATTENTION_LAB_RESUME=1, continue) for one run and write assets/general_encoder.*.
     overrides change RECIPE entries (tests use a tiny model); folder holds the checkpoint."""
-    r = {**RECIPE, **overrides, "seed": seed}
-    seed_everything(seed)
-    tok = bpe.load()
-    cfg = config(r, len(tok))
-    model = Transformer(cfg)
-    if r["tied_embeddings"]:
-        resumable.tie(model)
+    return finish(*lm.run(NAME, "encoder", {**RECIPE, **overrides, "seed": seed}, make_batches, loss_fn, folder))
 
-    def make_batches(state, stage):
-        train_ids = rtb.encode_split(tok, "train", stage["max_train_docs"], general_gpt.sources(stage))
-        windows = rtb.Windows(rtb.stream(train_ids, "encoder", seed), stage["context"], "encoder",
-                              stage["repeat_share"], seed=seed + state["steps"])
-        gen = torch.Generator().manual_seed(seed + state["steps"])
-        return lambda step: rtb.mask_for_mlm(windows.batch(stage["batch"]), len(tok), gen, stage["mask_prob"])
 
-    def loss_fn(m, batch):
-        logits, targets = masked_logits(m, *batch)
-        return F.cross_entropy(logits, targets), batch[0].numel()
+def make_batches(tok, state: dict, stage: dict):
+    """next_batch(step) -> (inputs, labels) (B, context): windows of the stage's training documents with
+    stage["mask_prob"] of their tokens chosen, seeded from the run's steps so a resumed run sees new ones."""
+    seed = stage["seed"]
+    train_ids = rtb.encode_split(tok, "train", stage["max_train_docs"], lm.sources(stage))
+    windows = rtb.Windows(rtb.stream(train_ids, "encoder", seed), stage["context"], "encoder",
+                          stage["repeat_share"], seed=seed + state["steps"])
+    gen = torch.Generator().manual_seed(seed + state["steps"])
+    return lambda step: rtb.mask_for_mlm(windows.batch(stage["batch"]), len(tok), gen, stage["mask_prob"])
 
-    state = resumable.run_stages(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
-    return finish(model, state)
+
+def loss_fn(model, batch):
+    logits, targets = masked_logits(model, *batch)
+    return F.cross_entropy(logits, targets), batch[0].numel()
 
 
 def finish(model, state: dict) -> dict:
@@ -94,7 +81,7 @@ def finish(model, state: dict) -> dict:
 
 def export(folder: Path | None = None) -> dict:
     """Write the assets from the latest checkpoint (of a run still going or stopped)."""
-    return finish(*resumable.latest(NAME, lambda r: Transformer(config(r, len(bpe.load()))), folder))
+    return finish(*lm.latest(NAME, "encoder", folder))
 
 
 @torch.inference_mode()
@@ -128,11 +115,17 @@ def measure(model, meta: dict) -> dict:
     r = meta["recipe"]
     tok = text_input.tokenizer_of(meta)
     seqs, out = text_measures(tok, r, "cls_sep")
-    most_frequent = most_frequent_id(tok, r["max_train_docs"])
-    acc, base = mlm_accuracy(model, seqs, r["eval_mask_prob"], most_frequent)
-    out.update({"mlm_acc_heldout_real": round(acc, 4), "mlm_baseline_most_frequent_real": round(base, 4),
-                "most_frequent_token": tok.piece(most_frequent)})
     train = rtb.encode_split(tok, "train", r["max_train_docs"])
+    out.update(mlm_measures(model, tok, seqs, train, most_frequent_id(tok, r["max_train_docs"]), r))
+    return out
+
+
+def mlm_measures(model, tok, seqs: list[list[int]], train: rtb.Encoded, most_frequent: int, r: dict) -> dict:
+    """Masked-piece accuracy on the held-out texts `seqs` beside the most frequent piece and a Kneser–Ney 3-gram
+    fill fitted on `train`, and the head measures."""
+    acc, base = mlm_accuracy(model, seqs, r["eval_mask_prob"], most_frequent)
+    out = {"mlm_acc_heldout_real": round(acc, 4), "mlm_baseline_most_frequent_real": round(base, 4),
+           "most_frequent_token": tok.piece(most_frequent)}
     kn3 = lm_baselines.fitted(train.ids, train.offsets, 3, len(tok))
     masked = masked_heldout(seqs, len(tok), r["eval_mask_prob"])
     out["mlm_baseline_kn3_fill_real"] = round(lm_baselines.fill_accuracy(kn3, masked), 4)

@@ -30,14 +30,14 @@ import torch.nn.functional as F
 from model import checkpoints
 from model.analysis import decoder_behaviour, lm_baselines
 from model.analysis.head_scores import best, induction_scores, text_previous_token_scores
-from model.data import bpe, real_text, text_input
+from model.data import bpe, text_input
 from model.data.bigram import Bigram
 from model.engine.config import ModelConfig
-from model.engine.transformer import Transformer
 from model.training import real_text_batches as rtb
 from model.training import resumable
-from model.training.loop import seed_everything
 from model.training.objectives import causal_lm_batch
+from model.training.recipes import _real_text_lm as lm
+from model.training.recipes._real_text_lm import sources
 
 NAME = "general_gpt"
 RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=16, lr=2e-3, weight_decay=0.01,
@@ -49,9 +49,7 @@ RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=1
 
 
 def config(r: dict, vocab_size: int) -> ModelConfig:
-    return ModelConfig(vocab_size=vocab_size, d_model=r["d_model"], n_heads=r["n_heads"], n_layers=r["n_layers"],
-                       d_ff=r["d_ff"], max_len=r["context"], pos_encoding="learned", norm="pre", kind="decoder",
-                       activation="gelu")
+    return lm.config(r, vocab_size, "decoder")
 
 
 def loss_fn(model, batch):
@@ -63,26 +61,16 @@ def loss_fn(model, batch):
 def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
     """Train (or, with ATTENTION_LAB_RESUME=1, continue) for one run and write assets/general_gpt.*.
     overrides change RECIPE entries (tests use a tiny model); folder holds the checkpoint."""
-    r = {**RECIPE, **overrides, "seed": seed}
-    seed_everything(seed)
-    tok = bpe.load()
-    cfg = config(r, len(tok))
-    model = Transformer(cfg)
-    if r["tied_embeddings"]:
-        resumable.tie(model)
-
-    def make_batches(state, stage):
-        ids = rtb.stream(rtb.encode_split(tok, "train", stage["max_train_docs"], sources(stage)), "decoder", seed)
-        windows = rtb.Windows(ids, stage["context"], "decoder", stage["repeat_share"], seed=seed + state["steps"])
-        return lambda step: windows.batch(stage["batch"])
-
-    state = resumable.run_stages(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
-    return finish(model, state)
+    return finish(*lm.run(NAME, "decoder", {**RECIPE, **overrides, "seed": seed}, make_batches, loss_fn, folder))
 
 
-def sources(stage: dict) -> tuple[str, ...] | None:
-    """The corpus sources a stage trains on (None: all of them)."""
-    return tuple(stage["sources"]) if stage.get("sources") else None
+def make_batches(tok, state: dict, stage: dict):
+    """next_batch(step) -> (B, context + 1) ids: windows of the stage's training documents, seeded from the run's
+    steps so a resumed run sees new ones."""
+    seed = stage["seed"]
+    ids = rtb.stream(rtb.encode_split(tok, "train", stage["max_train_docs"], sources(stage)), "decoder", seed)
+    windows = rtb.Windows(ids, stage["context"], "decoder", stage["repeat_share"], seed=seed + state["steps"])
+    return lambda step: windows.batch(stage["batch"])
 
 
 def finish(model, state: dict) -> dict:
@@ -92,7 +80,7 @@ def finish(model, state: dict) -> dict:
 
 def export(folder: Path | None = None) -> dict:
     """Write the assets from the latest checkpoint (of a run still going or stopped)."""
-    return finish(*resumable.latest(NAME, lambda r: Transformer(config(r, len(bpe.load()))), folder))
+    return finish(*lm.latest(NAME, "decoder", folder))
 
 
 @torch.inference_mode()

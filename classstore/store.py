@@ -4,9 +4,9 @@ two backends chosen by ATTENTION_LAB_CLASS_STORE (`open_store`):
 
 - Redis (`redis://host:port/0` or `unix:///path/redis.sock`): what `python -m serve up` starts beside the
   replicas (append-only, `appendfsync always`: an acknowledged answer is on disk) and every replica reaches;
-  deploy/k8s/redis.yaml in a cluster (app_pages/_class_redis.py);
+  deploy/k8s/redis.yaml in a cluster (classstore/redis_backend.py);
 - SQLite (`sqlite:///path`; the default when nothing is set): an embedded file for a single `streamlit run
-  app.py` (app_pages/_class_sqlite.py).
+  app.py` (classstore/sqlite_backend.py).
 
 The rules are the store's, whatever a client sends: a code that does not exist (or expired) is refused; an
 answer goes only to a question the lecturer is asking, before its reveal, with the question's own options; one
@@ -313,9 +313,9 @@ def open_store(url: str | None = None, **kw) -> ClassStore:
     import os
     url = url or os.environ.get(ENV) or f"sqlite:///{DEFAULT_SQLITE}"
     if url.startswith(("redis://", "rediss://", "unix://")):
-        from app_pages._class_redis import RedisStore
+        from classstore.redis_backend import RedisStore
         return RedisStore(url, **kw)
     if url.startswith("sqlite:///"):
-        from app_pages._class_sqlite import SQLiteStore
+        from classstore.sqlite_backend import SQLiteStore
         return SQLiteStore(Path(url.removeprefix("sqlite:///")), **kw)
     raise ValueError(f"{ENV}={url!r}: use redis://host:port/0, unix:///path/redis.sock or sqlite:///path")

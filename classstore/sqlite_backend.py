@@ -1,4 +1,4 @@
-"""The class store in an embedded SQLite file (app_pages/_class_store.py's interface), for a single `streamlit run
+"""The class store in an embedded SQLite file (classstore/store.py's interface), for a single `streamlit run
 app.py`: every session of the one process shares it. Each answer is one transaction (BEGIN IMMEDIATE: the class,
 the rate, the question and its reveal are checked and the pick written with no other writer in between), committed
 with synchronous=FULL in WAL mode, so an acknowledged answer is on disk. Expired classes are left out of every
@@ -7,7 +7,7 @@ import sqlite3
 import threading
 from pathlib import Path
 
-from app_pages._class_store import ClassStore, Question, Refused, StoreDown, decode_picks, encode_picks
+from classstore.store import ClassStore, Question, Refused, StoreDown, decode_picks, encode_picks
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS classes (code TEXT PRIMARY KEY, host TEXT NOT NULL, expires REAL NOT NULL,

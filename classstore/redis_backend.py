@@ -1,4 +1,4 @@
-"""The class store in Redis (app_pages/_class_store.py's interface): what every replica of a class reaches
+"""The class store in Redis (classstore/store.py's interface): what every replica of a class reaches
 (`python -m serve up` starts it append-only with `appendfsync always`; deploy/k8s/redis.yaml in a cluster).
 
 Keys of a class CODE, each expiring with the class (EXPIREAT its end, TTL_S after it started):
@@ -11,7 +11,7 @@ Keys of a class CODE, each expiring with the class (EXPIREAT its end, TTL_S afte
 An answer is one Lua script (atomic: the class, the rate, the question asked and not revealed, the options, then
 the write), so a reveal never lets a late answer in. Connections fail fast (1 s to connect, 2 s a command, one
 retry on a fresh connection after a restart) and raise StoreDown, so a page says so instead of hanging."""
-from app_pages._class_store import ClassStore, Question, Refused, StoreDown, decode_picks, encode_picks
+from classstore.store import ClassStore, Question, Refused, StoreDown, decode_picks, encode_picks
 
 ANSWER = """
 local cls = KEYS[1]
