@@ -37,7 +37,8 @@ def decimals(figure: str) -> int:
 def test_the_documented_word_order_figures_are_what_the_page_prints():
     """Positions on: the doc's figures equal the page's and the analysis's to the doc's last digit. Positions off,
     the differences are float32 rounding, whose last digits depend on the machine and the threads: the doc's figure
-    and the page's are within a factor of two of each other and below 1e-5 (a doc saying 1.2e-6 where the page
+    and the page's are within a factor of two of each other and below float32 rounding's reach (1e-6 of the
+    outputs' largest magnitude; 1e-5 for weights, which are at most 1) (a doc saying 1.2e-6 where the page
     printed 6.2e-6 would fail)."""
     bullet = word_order_bullet()
     model, a, b = quoted(r"the shipped `(\w+)` reads \"(.+?)\" and \"(.+?)\"", bullet)
@@ -63,7 +64,10 @@ def test_the_documented_word_order_figures_are_what_the_page_prints():
         half = 0.5 * 10 ** -decimals(figure)
         assert float(figure) == pytest.approx(exact, abs=half), (label, figure, exact)
         assert float(figure) == pytest.approx(shown[label], abs=half), (label, figure, shown[label])
-    for figure, label, exact in ((off_output, "Output, positions off", exp.errors["off"]["output"]),
-                                 (off_weight, "Attention, positions off", exp.errors["off"]["attention"])):
+    rounding = {"output": 1e-6 * exp.errors["off"]["output_scale"], "attention": 1e-5}    # float32: ε ≈ 1.2e-7
+    for figure, label, exact, most in ((off_output, "Output, positions off", exp.errors["off"]["output"],
+                                        rounding["output"]),
+                                       (off_weight, "Attention, positions off", exp.errors["off"]["attention"],
+                                        rounding["attention"])):
         for value in (exact, shown[label]):
-            assert 0.5 <= float(figure) / value <= 2 and value < 1e-5, (label, figure, value)
+            assert 0.5 <= float(figure) / value <= 2 and value < most, (label, figure, value, most)

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TEXT = "The cat sat on the mat because it was tired."
 CHOICES = ("coref_encoder, davit_digits, finetune_binary, finetune_cls, finetune_nsp, finetune_span, finetune_tag, "
            "general_encoder, general_gpt, imagegpt_digits, incontext_copy, minilm, relative_digits, sparse_encoder, "
-           "swin_digits, swin_scenes, translator, vit_digits, vit_scenes")
+           "swin_digits, swin_scenes, translator, vit_digits, vit_scenes, zh_encoder, zh_gpt")
 TEXT_MODELS = "coref_encoder, general_encoder, general_gpt, incontext_copy, minilm, sparse_encoder, translator"
 # Runs a command's module as __main__ with model.checkpoints.ASSETS pointed at another folder first.
 WITH_ASSETS = ("import runpy, sys; from pathlib import Path; from model import checkpoints; "
