@@ -16,6 +16,7 @@ from viz.heatmap import plot_heatmap
 from viz.slide import caption_line
 
 MAX_OPTIONS = 12              # the nearest earlier content words offered as a pronoun's candidates
+CLEAR_MIN = 0.3               # a pronoun's largest weight below this is no clear answer (uniform over 3 words: 0.33)
 PHONE_PX = 640                # at most this wide, the arcs wrap after a few words
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 
@@ -53,6 +54,12 @@ def ask(run, words: list[str], src: int, chosen: tuple[int, int], candidates: st
     if len(options) < 2:
         return True
     name, word = head_label(*chosen), md(words[src])
+    if row[j] < CLEAR_MIN:                   # no word stands out: nothing to predict, and no answer to mark wrong
+        st.info(_("No clear answer here: head **{head}** spreads **{word}**'s attention, its largest weight is "
+                  "**{weight}** (on **{target}**), under {clear}. The arrows below show the spread; a sentence "
+                  "nearer the training data, or another head, may point clearly.").format(
+            head=name, word=word, weight=f"{row[j]:.3f}", target=md(run.tokens[j]), clear=f"{CLEAR_MIN:g}"))
+        return True
     question = _("Which word will **{word}** attend to most in head **{head}**, the coreference head? The arrows "
                  "and weights below appear once you have predicted.").format(word=word, head=name)
     explain = _("The answer is the largest weight in the row of “{word}” in {head}, in whole words (a word's weight "

@@ -77,13 +77,7 @@ def render():
     st.caption(_("A GPT-style decoder is **autoregressive** (textbook 12.7.1): it predicts the next piece of text from "
                  "the pieces on its left only; fed its own output back, it writes. Type anything, English or Chinese: "
                  "it is read in byte-level BPE pieces, so no word is unknown."))
-    dev = _resources.device()
-    gpt = _resources.GPT_MODEL
-    model, meta = _resources.model_or_stop(gpt)
-    tok = _resources.load_tokenizer(gpt)
-    st.caption(describe(gpt, meta))
-    prompt, prompt_ids = prompt_box(gpt, tok)
-    draw_tabs(gpt, dev, tok, model, prompt, prompt_ids)
+    draw_tabs(_resources.GPT_MODEL, _resources.device())
 
 
 def prompt_box(gpt: str, tok) -> tuple[str, tuple[int, ...]]:
@@ -107,7 +101,17 @@ def prompt_box(gpt: str, tok) -> tuple[str, tuple[int, ...]]:
     return prompt, prompt_ids
 
 
-def draw_tabs(gpt: str, dev: str, tok, model, prompt: str, prompt_ids: tuple[int, ...]):
+def prompt_tab(gpt: str):
+    """The decoder, its description and the prompt box, drawn inside a tab that reads the prompt (the fill-in,
+    objectives, chain-rule and in-context tabs read their own texts: no unrelated box above their figures).
+    Returns (model, tokenizer, prompt, prompt ids with [BOS])."""
+    model, meta = _resources.model_or_stop(gpt)
+    tok = _resources.load_tokenizer(gpt)
+    st.caption(describe(gpt, meta))
+    return (model, tok, *prompt_box(gpt, tok))
+
+
+def draw_tabs(gpt: str, dev: str):
     """The page's tabs; lazy: only the open one runs its model (its picks survive in the session)."""
     # lazy tabs: only the open one runs its model (its picks survive in the session); the open tab is in the URL
     labels = [_(t) for t in TABS]                       # the URL holds the shown (translated) tab label
@@ -116,19 +120,23 @@ def draw_tabs(gpt: str, dev: str, tok, model, prompt: str, prompt_ids: tuple[int
         labels, key="gen_tab", on_change="rerun", bind=BIND)
     if tab_next.open:
         with tab_next:
+            _model, tok, prompt, prompt_ids = prompt_tab(gpt)
             next_token(gpt, dev, tok, prompt, prompt_ids)
     if tab_gen.open:
         with tab_gen:
+            model, tok, prompt, prompt_ids = prompt_tab(gpt)
             generation_steps.step_by_step(gpt, dev, tok, model, prompt_ids, prompt)
     if tab_beam.open:
         with tab_beam:
+            _model, tok, prompt, prompt_ids = prompt_tab(gpt)
             generation_beam.beams(gpt, dev, tok, prompt_ids, prompt)
     if tab_fill.open:
         with tab_fill:
             generation_fill.fill_in(dev)
     if tab_obj.open:
         with tab_obj:
-            generation_objectives.objectives(gpt, dev, tok)
+            _resources.model_or_stop(gpt)
+            generation_objectives.objectives(gpt, dev, _resources.load_tokenizer(gpt))
     if tab_chain.open:
         with tab_chain:
             chain_rule.section(gpt, dev)
@@ -137,6 +145,7 @@ def draw_tabs(gpt: str, dev: str, tok, model, prompt: str, prompt_ids: tuple[int
             incontext.section(dev)
     if tab_lens.open:
         with tab_lens:
+            _model, _tok, prompt, _ids = prompt_tab(gpt)
             logit_lens.section(gpt, dev, prompt)
 
 

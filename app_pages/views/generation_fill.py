@@ -2,7 +2,7 @@
 sides (textbook 12.6), with its fillers and where each [MASK] attends, beside BERT's sizes."""
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _url
+from app_pages import _export, _present, _resources, _runs, _url
 from app_pages._markup import md, visible
 from app_pages._numbers import prob, spoken
 from app_pages.views.generation_text import code
@@ -18,7 +18,7 @@ from viz.slide import caption_line
 
 MAX_FILL_CHARS = 600
 MAX_FILL_SHOWN = 6             # masked pieces drawn with bars and attention; the rest are listed in a table
-DEFAULT_FILL = "piano: a keyboard instrument that is <mask> by pressing keys."
+DEFAULT_FILL = "dog: a domestic <mask> that barks."      # the lecture plan's note names the encoder's first choice
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
 TEXTBOOK_FILL = "The train pulled into the station."     # textbook 12.6.1: "The <mask> pulled into the station."
 
@@ -114,8 +114,10 @@ def masked_piece(name: str, text: str, tok, fill, m: int, pos: int, tokens: list
         about = _("hides “{piece}”, {whole}: p = {p}, rank {rank:,}").format(
             piece=visible(tok.piece(original)), whole=whole, p=prob(fill.original_prob[m]),
             rank=fill.original_rank[m])
-    st.markdown(f"**[MASK] ·{pos}** · {md(about)}")
-    a, b = st.columns([2, 3])
+    top = _present.main()                   # presenting: the first masked piece's figures first, full width
+    where = st.container() if top is None else top.container()
+    where.markdown(f"**[MASK] ·{pos}** · {md(about)}")
+    a, b = where.columns([2, 3])
     chosen = visible(tok.piece(original)) if original >= 0 else None
     about = caption_line(name, f"[MASK] ·{pos}", text=text)
     _export.chart(plot_next_token_bars([visible(p) for p in fill.top_pieces[m]], fill.top_probs[m],

@@ -9,6 +9,8 @@ from model.analysis.attention_views import rollout
 from viz import images as vimg
 from viz.slide import caption_line
 
+PRESENT_SIDE = 300        # px: each head's overlay while presenting, four across a 1280-px screen
+
 BIND, KEEP = _url.BIND, _url.KEEP
 
 
@@ -36,8 +38,13 @@ def render(name: str, cfg, run, shown, look: str, picture: str | None, is_digits
                 _("Clear patches get more, veiled ones less of {query}'s attention; hover for the exact weight. The "
                   "rest of each row goes to <cls> itself: {to_cls}.")).format(query=query, to_cls=to_cls))
     top = float(rows[layer].max())                                            # one colour scale for the heads
-    head_cols = (_present.main() or st).columns(cfg.n_heads)
-    for h, col in enumerate(head_cols):
+    place = _present.main()
+    if place is not None:         # presenting: the heads in one figure, each overlay as tall as the colour bar
+        _export.chart(vimg.plot_head_grid(shown, rows[layer][None], grid, p, look=look, cell_height=PRESENT_SIDE,
+                                          titles=[head_label(layer, h) for h in range(cfg.n_heads)]),
+                      key="overlay_heads", where=place, name=(name, layer_label(layer), f"from_{query}"),
+                      caption=caption_line(name, attention, picture))
+    for h, col in enumerate([] if place is not None else st.columns(cfg.n_heads)):
         _export.chart(vimg.plot_overlay(shown, rows[layer, h], grid, p, title=head_label(layer, h),
                                         height=300, look=look, zmax=top), key=f"overlay_{h}", where=col,
                       name=(name, file_label(layer, h), f"from_{query}"),

@@ -28,7 +28,7 @@ def lab_section(shown: bool = True):
     n = int(st.number_input(_("Sequence length N"), 4, MAX_DRAW_N, 32, 4, key="masks_n", bind=BIND,
                             persist_state=KEEP,
                             help=_("Drawn up to N = {most}; the cost section goes to 16k.").format(most=MAX_DRAW_N)))
-    predict_section(n)
+    predicted = predict_section(n)
     left, right = st.columns(2)
     chosen = {}
     for side, col, default in (("A", left, "window"), ("B", right, "extra_global")):
@@ -36,6 +36,9 @@ def lab_section(shown: bool = True):
             st.markdown(_("**Pattern {side}**").format(side=side))
             key, params, causal = pattern_controls(f"masks_{side}", n, default, dict(width=LAB_WIDTH))
             chosen[side] = (key, params, causal, built(key, n, params, causal))
+    if not predicted:                       # a mask drawn now would give the prediction's answer away
+        st.caption(_("Patterns A and B are drawn once you have predicted."))
+        return n, chosen
     cols = ((_present.main() if shown else None) or st).columns(2)      # presenting: the two masks first
     for col, side in zip(cols, "AB"):
         if chosen[side][3] is not None:

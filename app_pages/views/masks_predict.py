@@ -32,13 +32,14 @@ def asked_label(key: str) -> str:
     return pattern_name(key) + (f" · {params}" if params else "")
 
 
-def predict_section(n: int):
+def predict_section(n: int) -> bool:
     """Predict first: which patterns let token QUERY see token KEY at this N; the answer is read from the masks
-    themselves (entry [QUERY, KEY]), then their corners are drawn with that cell outlined."""
+    themselves (entry [QUERY, KEY]), then their corners are drawn with that cell outlined. Returns whether masks
+    may be drawn (predicted, predictions off, or nothing asked at this N)."""
     if n <= KEY:
         st.caption(_("At N ≥ {n} the lab asks which masks let token {query} see token {key}.").format(
             n=KEY + 1, query=QUERY, key=KEY))
-        return
+        return True
     built_masks = {k: masks.build(k, n, **asked_params(k)) for k in ASKED}
     front = {k: added(k, asked_params(k)) for k in ASKED}            # the text's token i is row i + front
     answer = [k for k, m in built_masks.items() if m[QUERY + front[k], KEY + front[k]]]
@@ -53,8 +54,9 @@ def predict_section(n: int):
     explain += " " + _("The two kinds of global token differ: chosen global tokens are tokens of the text (here {key} "
                        "is one), so {query} sees {key} directly; an extra global token is a new token G0 in front, "
                        "so {query} and {key} meet only through it, one layer later.").format(query=QUERY, key=KEY)
-    if _predict.predict("masks_predict", question, ASKED, answer, explain, format_func=asked_label, multi=True,
-                        identity=n):
+    shown = _predict.predict("masks_predict", question, ASKED, answer, explain, format_func=asked_label, multi=True,
+                             identity=n)
+    if shown:
         corner = min(n, CORNER)
         _export.chart(viz.plot_mask_grid({short_name(k): m[:corner + front[k], :corner + front[k]]
                                           for k, m in built_masks.items()}, mark=(QUERY, KEY),
@@ -63,3 +65,4 @@ def predict_section(n: int):
                                                  "extra global tokens add)").format(last=corner - 1, n=n)),
                       key="masks_predict_grid", name=("masks", f"N{n}", "token5_to_token9"),
                       caption=caption_line(f"N = {n}"))
+    return shown

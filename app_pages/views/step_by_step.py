@@ -18,6 +18,7 @@ from i18n import N_, _
 from labels import file_label, head_label, head_only, layer_label
 from model import reference
 from model.analysis import published, steps
+from viz.multi_head import plot_heads_side_by_side
 from viz.slide import caption_line
 from viz.steps import plot_matrix
 
@@ -157,12 +158,16 @@ def multi_head_section(model, s: steps.HeadSteps, mask, about: About):
         d=published.TUTORIAL.d_model, h=published.TUTORIAL.heads, dk=published.TUTORIAL.d_k, C=C, H=H, D=D))
     about = About((about.stem[0], layer_label(s.layer)), about.caption.replace(head_label(s.layer, s.head),
                                                                                  layer_label(s.layer), 1))
+    _export.chart(plot_heads_side_by_side(mh["weights"], s.tokens, [head_label(s.layer, h) for h in range(H)],
+                                          title=_("Each head's attention in {layer}, side by side").format(
+                                              layer=layer_label(s.layer))),
+                  key="mh_heads", width="stretch", name=(*about.stem, "heads"), caption=about.caption, main=True)
     show(mh["concat"], _("Concat(Z_1 … Z_{H}) ({T}, {C}); black lines separate the heads").format(H=H, T=T, C=C),
          about, "concat", row_labels=s.tokens,
          col_groups=D)
     show(mh["W_O"], f"W_O ({C}, {C})", about, "W_O", row_title=_("concatenated dimension"), row_prefix="c",
          height=700)
-    show(mh["out"], _("MultiHead(X) = Concat·W_O + b_O ({T}, {C})").format(T=T, C=C), about, "multihead", True,
+    show(mh["out"], _("MultiHead(X) = Concat·W_O + b_O ({T}, {C})").format(T=T, C=C), about, "multihead",
          row_labels=s.tokens)
     live = steps.explicit_path(model, s.X, s.layer, mask)
     st.caption(_("Largest |difference| to the model's own output for this layer's attention: {diff}").format(

@@ -138,7 +138,7 @@ def sentence_box(src_tok, tgt_tok, examples: dict) -> str:
     with vocabulary:
         vocabulary_section(src_tok, tgt_tok, unknown)
     if unknown:
-        st.error(_("The translator only knows the words of its generated corpus, and these are not among them: "
+        st.info(_("The translator only knows the words of its generated corpus, and these are not among them: "
                    "{words}. Each would be read as [UNK], a token it never saw in training, so it does not translate "
                    "the sentence; the words it knows are listed above. It translates sentences such as “the teacher "
                    "likes the restaurant near the station .” or “where is the book ?”.").format(

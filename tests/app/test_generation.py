@@ -268,6 +268,8 @@ def test_an_empty_prompt_keeps_the_fill_in_and_objectives_tabs(at):
     assert plotly_chart(at, "fill_bars_0")["data"][0]["type"] == "bar"     # the encoder still fills in
     show(at, "Objectives side by side")
     assert plotly_chart(at, "obj_losses")["data"]                          # and the objectives are drawn
+    assert not any(t.key == "gen_prompt" for t in at.text_input)           # no prompt box where none is read
+    show(at, "Next token")
     set_prompt(at, DEFAULT_PROMPT)
     show(at, "Fill-in (encoder)")
     assert at.text_input(key="fill_text").value == "the <mask> crossed the street ."

@@ -11,13 +11,15 @@ import pytest
 import torch
 
 from app_pages import _playlist
-from app_pages.views import finetune_tasks, lecture
+from app_pages.views import finetune_tasks, generation, lecture
 from model import checkpoints
+from model.analysis import decoder_behaviour
 from model.data import bpe, course_tags, text_input
 from model.tasks import finetune_inputs, finetuned
 from model.tasks.chain_rule import sentence_probability
+from model.tasks.fill_mask import fill_mask
 from model.tasks.generation import next_token_probs
-from tests.app.conftest import open_link
+from tests.app.conftest import open_link, plotly_chart
 
 PLAN = _playlist.prepared(list(lecture.pages()))
 LECTURE_DOC = Path(__file__).resolve().parents[2] / "docs" / "pages" / "lecture.md"
@@ -121,6 +123,29 @@ def test_the_few_shot_view_shows_the_greedy_pick_its_note_names():
     probs = next_token_probs(model, text_input.encode(tok, view.query()["gen_prompt"], text_input.rule_of(meta)).ids)
     assert tok.piece(int(np.argmax(probs))).strip() == pick.group(1) != pick.group(2)
     assert f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f}-million" in view.note
+
+
+def test_the_fill_in_view_shows_the_first_choice_its_note_names():
+    (view,) = [v for v in PLAN if v.query().get("gen_tab") == "Fill-in (encoder)"]
+    sentence, word = re.search(r"On “(.+?)” this small encoder's first choice is “(.+?)”", view.note).groups()
+    at = open_view(view)
+    assert at.text_input(key="fill_text").value == sentence                  # the view opens on the note's sentence
+    bars = plotly_chart(at, "fill_bars_0")
+    assert bars["data"][0]["y"][0].split(" ", 1)[1].replace("␣", "").strip() == word
+    model, meta = checkpoints.load("general_encoder")
+    fill = fill_mask(model, text_input.tokenizer_of(meta), sentence, top_k=1)
+    assert fill.top_pieces[0][0].strip() == word
+
+
+def test_the_step_by_step_generation_view_does_not_loop():
+    """Greedy decoding of the view's prompt (the page's default, 24 new pieces) repeats no 4-gram 3 times: a
+    prepared demo that wrote "a man who is a man who is…" would teach the wrong lesson."""
+    (view,) = [v for v in PLAN if v.query().get("gen_tab") == "Generate step by step"]
+    model, meta = checkpoints.load("general_gpt")
+    tok = text_input.tokenizer_of(meta)
+    prompt = view.query().get("gen_prompt", generation.DEFAULT_PROMPT)
+    (written,) = decoder_behaviour.greedy_continuations(model, tok, [prompt], new=24)
+    assert written and not decoder_behaviour.repeats_ngram(written), tok.decode(written)
 
 
 def test_the_fine_tuning_defaults_are_answered_right_by_the_fine_tuned_models():

@@ -10,14 +10,14 @@ import pytest
 from model.analysis import reach
 from model.engine import masks
 from runtime import job_queue
-from tests.app.conftest import open_page
+from tests.app.conftest import open_link
 from tests.app.conftest import plotly_chart as chart
 from tests.app.conftest import trace_z as z_of
 
 
 @pytest.fixture(scope="module")
 def at():
-    page = open_page("masks.py", timeout=120)
+    page = open_link("masks.py", predict="false")          # the lab's masks at once (tests/app/test_predict.py)
     assert not page.exception, [e.message for e in page.exception]
     return page
 

@@ -87,6 +87,37 @@ def test_coreference_hides_the_arrows_until_the_learner_has_predicted(coref):
     assert at.button_group(key="coref_predict_pick").value is None and not charts(at)
 
 
+def word_row(model, tok, text: str, head: tuple[int, int], word: str) -> np.ndarray:
+    """`word`'s row of whole-word weights in `head`, from the model's captured piece weights (as word_argmax)."""
+    run = run_text(model, tok, text, "cls_sep")
+    w = run.weights[head[0], head[1]].astype(np.float64)
+    src = [t.lower() for t in run.word_texts].index(word)
+    return np.array([np.mean([w[q, list(keys)].sum() for q in run.words[src]]) for keys in run.words])
+
+
+VAGUE = "The window was open, so the flies came in, and we could not close it."
+
+
+def test_a_head_with_no_clear_answer_gets_a_calm_notice_not_a_question(coref):
+    """Where the coreference head's largest weight at the pronoun is under 0.3 there is no answer to predict or to
+    call wrong (the walk: "Not quite… the answer is 'the'" at 0.169): the page says so and draws the spread; where
+    it points clearly, it asks."""
+    model, tok, head = coref
+    for text in (VAGUE, corpus.PARAGRAPH):
+        first = next(w for w in run_text(model, tok, text, "cls_sep").word_texts if w.lower() in corpus.PRONOUNS)
+        largest = word_row(model, tok, text, head, first.lower()).max()
+        at = open_link("coreference.py", coref_text=text)
+        assert not at.exception, [e.message for e in at.exception]
+        asked = any(m.value.startswith("**Predict first.**") for m in at.markdown)
+        notice = [i.value for i in at.info if i.value.startswith("No clear answer here")]
+        assert asked == (largest >= 0.3) and bool(notice) == (largest < 0.3), (text, largest, asked, notice)
+        if notice:
+            assert f"its largest weight is **{largest:.3f}**" in notice[0]
+            assert "coref_arrows" in charts(at) and not verdicts(at)          # the spread is drawn, nothing judged
+    assert word_row(model, tok, VAGUE, head, "it").max() < 0.3 <= word_row(model, tok, corpus.PARAGRAPH, head,
+                                                                            "it").max()     # one of each
+
+
 def allows_5_to_9(key: str, n: int) -> bool:
     """May query 5 attend key 9, from each pattern's rule as its paper states it, with the prediction's
     parameters (the lab's window w = 2, every other parameter its default)."""
@@ -113,9 +144,11 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
     right = [k for k in asked if allows_5_to_9(k, 32)]
     assert {"full", "dilated", "strided", "global"} <= set(right) and "causal" not in right and "window" not in right
     assert "extra_global" not in right                                       # the two kinds answer differently
-    assert "masks_predict_grid" not in charts(at) and "masks_plot_A" in charts(at)
+    assert not {"masks_predict_grid", "masks_plot_A", "masks_plot_B"} & set(charts(at))   # nothing given away
+    assert "Patterns A and B are drawn once you have predicted." in [c.value for c in at.caption]
 
     reveal(at, "masks_predict", ["full", "window"])
+    assert {"masks_plot_A", "masks_plot_B"} <= set(charts(at))
     said = verdicts(at)[0]
     assert said.startswith("Not quite. You said “Full (encoder)” and “Sliding window · w = 2”; the answer is ")
     for k, label in zip(asked, shown):
@@ -128,7 +161,7 @@ def test_masks_prediction_reads_the_answer_from_the_masks_then_draws_them():
         assert title.endswith("<br>sees" if k in right else "<br>blocked")
 
     at.button(key="masks_predict_again").click().run()
-    assert "masks_predict_grid" not in charts(at)
+    assert not {"masks_predict_grid", "masks_plot_A"} & set(charts(at))
     reveal(at, "masks_predict", right)
     assert verdicts(at)[0].startswith("Correct: ")
 

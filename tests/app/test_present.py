@@ -117,7 +117,7 @@ def _first(at, chart_key: str) -> str:
 @pytest.mark.parametrize("page, chart_key", [
     ("coreference.py", "coref_arrows"), ("masks.py", "masks_plot_A"), ("positional.py", "order_heat_a"),
     ("generation.py", "next_bars"), ("translation.py", "tr_cross_grid"), ("architecture.py", "arch_diagram"),
-    ("why_attention.py", "why_growth"), ("images.py", "overlay_0")])
+    ("why_attention.py", "why_growth"), ("images.py", "overlay_heads")])
 def test_presenting_puts_each_pages_main_figure_above_its_controls(page, chart_key):
     # the usual page draws it below its inputs (checked on the explorer above); presenting, above every one
     assert _first(open_link(page, present="Light", predict="false"), chart_key) == "chart"

@@ -1,6 +1,7 @@
 """The step-by-step page: the lecture's numbers, the √d_k controls, and the live-model tabs (run on a
 tiny random model saved to a temporary assets folder, and on whatever is shipped)."""
 import json
+import re
 from unittest import mock
 
 import numpy as np
@@ -8,7 +9,8 @@ import pytest
 
 from model import checkpoints
 from model.analysis import steps
-from tests.app.conftest import open_link, open_page, switch_page
+from model.tasks.attention_run import run_text
+from tests.app.conftest import open_link, open_page, switch_page, trace_z
 from tests.conftest import save_random_text_model
 
 PAGE = "step_by_step.py"
@@ -103,6 +105,11 @@ def test_multi_head_layer_and_causal_tabs_agree_with_the_model(tiny_assets):
     assert not at.exception, [e.message for e in at.exception]
     assert largest_difference(at, "Largest |difference| to the model's own output") <= 1e-5
     assert chart(at, "Concat(Z_1 … Z_4)")["layout"]["shapes"]                # head dividers drawn
+    first = charts(at)[0]                      # each head's map first, side by side, before the matrices mixing them
+    layer = int(re.search(r"in L(\d+), side by side", first["layout"]["title"]["text"])[1])
+    captured = run_text(model, tok, TEXT, "cls_sep").weights[layer]           # (H, T, T): the model's forward pass
+    assert [a["text"] for a in first["layout"]["annotations"]] == [f"L{layer} H{h}" for h in range(4)]
+    assert np.allclose([trace_z(t) for t in first["data"]], captured, atol=1e-6)
     at = open_tab(at, "The layer")
     assert not at.exception, [e.message for e in at.exception]
     assert largest_difference(at, "Largest |difference| to the model's own layer output") <= 1e-5

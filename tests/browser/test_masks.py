@@ -33,7 +33,12 @@ def test_masks_page_draws_every_tab_and_measures(page, server_url):
     open_page(page, server_url)
     page.get_by_role("heading", name="Masks & sparse attention").wait_for()
     panel = open_tab(page, "Pattern lab")
-    expect(panel.locator(HEATMAP)).to_have_count(3, timeout=60_000)
+    # predict first: no mask is drawn before the prediction (each would give its answer away)
+    expect(panel.get_by_text("Patterns A and B are drawn once you have predicted.")).to_be_visible(timeout=60_000)
+    expect(panel.locator(HEATMAP)).to_have_count(0)
+    page.get_by_test_id("stCheckbox").get_by_text("Predict first", exact=True).click()   # off: drawn at once
+    wait_for_app(page)
+    expect(panel.locator(HEATMAP).nth(2)).to_be_attached(timeout=60_000)      # A, B, their difference (and the grid)
     expect(panel.get_by_text("density of A", exact=False)).to_be_visible(timeout=60_000)
     shot(page, "masks_lab")
     panel = open_tab(page, "Receptive field")
