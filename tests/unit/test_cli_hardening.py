@@ -1,6 +1,7 @@
 """Command lines given what they cannot use answer with one `error:` line and status 2 (README), run as real
 processes: `model.lab --out` at a file, the null device or a folder of /proc (before: a FileExistsError or
-FileNotFoundError traceback), `bench --only` with a module that does not exist (before: machine info and status 0)."""
+FileNotFoundError traceback), `bench --only` with a module that does not exist (before: machine info and status
+0), `model.train --threads` below 0 or not a number (before: a RuntimeError traceback)."""
 import subprocess
 import sys
 from pathlib import Path
@@ -29,3 +30,13 @@ def test_bench_refuses_a_module_it_does_not_have():
     done = run("bench", "--only", "nosuch", "--json")
     assert done.returncode == 2 and done.stdout == ""
     assert "error: no benchmark module named nosuch; the modules are: classroom, " in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("threads, says", [
+    ("-5", "error: argument --threads: -5 threads: give 0 (torch's default) to 256 (see --help)"),
+    ("two", "error: argument --threads: 'two' is not a whole number (see --help)"),
+])
+def test_train_refuses_a_thread_count_torch_cannot_take_before_training(threads, says):
+    """Before: `--threads -5` raised torch's RuntimeError as a traceback (after the corpus was read)."""
+    done = run("model.train", "coref_encoder", "--threads", threads)
+    assert done.returncode == 2 and done.stdout == "" and done.stderr.strip() == says, done.stderr
