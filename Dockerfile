@@ -41,5 +41,5 @@ EXPOSE 8501
 # The same health the balancer and the Kubernetes probes read: /_stcore/health answers "ok".
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=2).read() != b'ok')"]
-CMD ["python", "-m", "streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0", \
+CMD ["python", "-m", "streamlit", "run", "app_warmed.py", "--server.port=8501", "--server.address=0.0.0.0", \
      "--server.headless=true", "--browser.gatherUsageStats=false", "--server.fileWatcherType=none"]
