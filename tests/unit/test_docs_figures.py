@@ -29,7 +29,7 @@ def test_the_readme_is_a_front_door_of_at_most_150_lines_opening_with_its_two_co
     assert len(text.splitlines()) <= 150
     assert text.startswith("# Attention Lab\n\n```bash\n")              # the commands come first
     app, test = readme.steps(readme.commands()["app"]), readme.steps(readme.commands()["test"])
-    assert app[-1] == "streamlit run app.py" and "pip install -r requirements.txt" in app
+    assert app[-1] == "streamlit run app_warmed.py" and "pip install -r requirements.txt" in app
     assert test[-1] == "python -m pytest" and "pip install -r requirements-dev.txt" in test
 
 
