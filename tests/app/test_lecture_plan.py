@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from app_pages import _playlist
+from app_pages import _playlist, _resources
 from app_pages.views import finetune_tasks, generation, lecture
 from model import checkpoints
 from model.analysis import decoder_behaviour
-from model.data import bpe, course_tags, text_input
+from model.data import bpe, course_tags, course_world, text_input
 from model.tasks import finetune_inputs, finetuned
+from model.tasks.attention_run import run_text
 from model.tasks.chain_rule import sentence_probability
 from model.tasks.fill_mask import fill_mask
 from model.tasks.generation import next_token_probs
@@ -123,6 +124,24 @@ def test_the_few_shot_view_shows_the_greedy_pick_its_note_names():
     probs = next_token_probs(model, text_input.encode(tok, view.query()["gen_prompt"], text_input.rule_of(meta)).ids)
     assert tok.piece(int(np.argmax(probs))).strip() == pick.group(1) != pick.group(2)
     assert f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f}-million" in view.note
+
+
+def test_the_first_views_head_sends_each_pronoun_it_names_back_to_its_noun():
+    """View 1: "Pick “it”, then “they” and “Their”: head L3 H0 sends each one back to “restaurant”": on the
+    explorer's default text, in the default model, each of those words' largest whole-word weight in that head
+    (to a word the sum over its pieces, from a word the mean over its pieces) is on that noun."""
+    view = PLAN[0]
+    head = re.search(r"head L(\d+) H(\d+)", view.note).groups()
+    words = re.findall(r"“(\w+)”", view.note)
+    *pronouns, noun = words
+    assert pronouns == ["it", "they", "Their"] and view.query().get("explorer_layer") == f"L{head[0]}"
+    model, meta = checkpoints.load(_resources.DEFAULT_TEXT_MODEL)
+    run = run_text(model, text_input.tokenizer_of(meta), course_world.PARAGRAPH, text_input.rule_of(meta))
+    w = run.weights[int(head[0]), int(head[1])].astype(np.float64)            # (N, N) pieces
+    for pronoun in pronouns:
+        src = run.word_texts.index(pronoun)
+        row = [np.mean([w[q, list(keys)].sum() for q in run.words[src]]) for keys in run.words]
+        assert run.word_texts[int(np.argmax(row))] == noun, (pronoun, run.word_texts[int(np.argmax(row))])
 
 
 def test_the_fill_in_view_shows_the_first_choice_its_note_names():
