@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
+from model.data import zh_words
 from model.engine.cache_sizes import ONCE, TOKENIZER_FILES
 
 SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[BOS]", "[EOS]")
@@ -92,6 +93,7 @@ _ALNUM = rf"(?:(?![{CJK}])[^\W_]|[{_MARK}])"
 # a CJK character; letters/digits (with marks, inner apostrophes); or one other visible character with its
 # marks and zero-width-joined followers (an emoji family is one word)
 _WORD = re.compile(rf"[{CJK}]|{_ALNUM}+(?:['\u2019]{_ALNUM}+)*|[^\s{CJK}](?:[{_MARK}]|\u200d[^\s{CJK}])*")
+_CJK_CHAR = re.compile(rf"[{CJK}]")
 
 
 @dataclass(frozen=True)
@@ -108,15 +110,36 @@ def is_special(i: int) -> bool:
     return i < len(SPECIALS)
 
 
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each word of text (see _WORD), a run of CJK characters cut into words by a segmenter
+    (model/data/zh_words.py) rather than one word per character."""
+    spans, run = [], None                       # run: [start, end] of the CJK characters met in a row
+    for m in _WORD.finditer(text):
+        cjk = _CJK_CHAR.fullmatch(m.group()) is not None
+        if cjk and run is not None and run[1] == m.start():
+            run[1] = m.end()
+            continue
+        if run is not None:
+            spans += [(run[0] + a, run[0] + b) for a, b in zh_words.segments(text[run[0]:run[1]])]
+            run = None
+        if cjk:
+            run = [m.start(), m.end()]
+        else:
+            spans.append(m.span())
+    if run is not None:
+        spans += [(run[0] + a, run[0] + b) for a, b in zh_words.segments(text[run[0]:run[1]])]
+    return spans
+
+
 def group_words(enc: Encoding, special=is_special) -> list[Word]:
     """Pieces grouped into words (Clark et al. 2019 average or sum attention over them). Words are found in the
     text (see _WORD); a piece belongs to the words its non-space characters touch, and words sharing a piece
     merge. A special token (special(id), touching no word) is a word of its own; a piece holding only whitespace
     belongs to no word."""
     owner = [-1] * len(enc.text)
-    found = list(_WORD.finditer(enc.text))
-    for w, m in enumerate(found):
-        owner[m.start():m.end()] = [w] * (m.end() - m.start())
+    found = word_spans(enc.text)
+    for w, (a, b) in enumerate(found):
+        owner[a:b] = [w] * (b - a)
     groups: list[list] = []      # [first word, last word, piece indices]; first word None for a special
     for i, (a, b) in enumerate(enc.spans):
         touched = [owner[c] for c in range(a, b) if owner[c] >= 0]
@@ -133,7 +156,7 @@ def group_words(enc: Encoding, special=is_special) -> list[Word]:
             a = enc.spans[pieces[0]][0]
             words.append(Word(enc.pieces[pieces[0]], a, a, tuple(pieces)))
         else:
-            a, b = found[first].start(), found[last].end()
+            a, b = found[first][0], found[last][1]
             words.append(Word(enc.text[a:b], a, b, tuple(pieces)))
     return words
 

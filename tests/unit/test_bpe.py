@@ -128,7 +128,9 @@ def test_spans_cover_the_text_in_order(text):
 
 @pytest.mark.parametrize("text, words", [
     ("The restaurant refused, didn't it?!", ["The", "restaurant", "refused", ",", "didn't", "it", "?", "!"]),
-    ("我有一只猫。", ["我", "有", "一", "只", "猫", "。"]),
+    ("我有一只猫。", ["我", "有", "一只", "猫", "。"]),            # words by jieba's dictionary, not characters
+    ("小猫没有过马路，因为它太累了。", ["小猫", "没有", "过", "马路", "，", "因为", "它", "太累", "了", "。"]),
+    ("it 是我的 cat", ["it", "是", "我", "的", "cat"]),
     ("the  ré\u0300sumé \n 🦝", ["the", "ré\u0300sumé", "🦝"]),
     ("👩‍👩‍👧‍👦 ate", ["👩‍👩‍👧‍👦", "ate"]),
 ])
