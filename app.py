@@ -15,7 +15,7 @@ import runtime  # noqa: E402
 
 runtime.install()                    # first: refuses a Streamlit release its patches were not written for
 
-from app_pages import _class, _language, _markup, _pages, _present, _resources, _url  # noqa: E402
+from app_pages import _class, _language, _markup, _pages, _present, _resources, _url, _walk  # noqa: E402
 from runtime import downloads, input_checks, link_values, memory  # noqa: E402
 
 torch.set_num_threads(1)             # one thread per session: a second one mostly spins on these sizes
@@ -28,12 +28,10 @@ with st.sidebar:                     # first: the page titles below are in the s
 input_checks.notices(_markup.md)     # what a client sent that no widget offers, ignored
 link_values.notices(_markup.md)      # a link's parameters no control reads, ignored
 downloads.remember()                 # the session's language, for download answers given outside its runs
-presenting = _present.mode() is not None
 _present.style()
-with st.container() if presenting else st.sidebar:   # presenting, the sidebar is hidden: the way back tops the page
-    _present.switch()
 pages = [_pages.page(entry.name) for entry in _pages.PAGES]    # each a view's render(), at its own url path
 router = st.navigation(pages, expanded=True)   # every page listed (13 would fold after 10)
+_walk.top(router.url_path)           # the presentation switch; over a view opened from the lecture, its bar
 _resources.sidebar(router.url_path)
 try:
     router.run()

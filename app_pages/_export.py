@@ -68,7 +68,7 @@ def chart(fig, *, name, caption: str, key: str | None = None, title: str | None 
     Returns what st.plotly_chart returns."""
     top = _present.main() if main else None
     where = top if top is not None else where if where is not None else st
-    fig = _present.figure(fig)
+    fig = _present.figure(fig, main=main)
     if _present.mode() is not None and fig.layout.width:      # a square map, as wide as its cells need
         kwargs["width"] = int(fig.layout.width)
     file = stem(name, getattr(caption, "text", None))

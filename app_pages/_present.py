@@ -14,18 +14,24 @@ only the first main figure of a run takes it: on a tabbed page, that of the open
 """
 import threading
 
+import numpy as np
 import streamlit as st
 
 import i18n
 from app_pages._url import BIND, KEEP, stale_link
 from i18n import N_, _
-from viz.slide import one_square_map, square_map_width
+from viz import theme, ticks
+from viz.slide import one_square_map
 
 KEY = "present"
+MAIN_KEY = "present_main"      # the main figure's place: its element carries the class st-key-present_main
 MODES = (N_("Off"), N_("Light"), N_("Dark"))
 SCALE = 1.6                     # type size in presentation mode, against the usual
-MAP_HEIGHT = 600                # px: a square map fills a 1280 × 720 screen's height below a short title
-DARK = {"paper": "#0e1117", "ink": "#fafafa", "grid": "#31333f"}
+MAP_HEIGHT = 590                # px: a square map fills a 1280 × 720 screen's height below a short title
+PAGE_WIDTH = 1240               # px: a figure at full width on a 1280-px screen
+CELL_FONT = 16                  # px: the least size of a number written in a map's cell
+NUMBER_LINE = 1.05              # a row of digits needs this many px per px of font (no descenders)
+DARK = {"paper": "#0e1117", "ink": "#fafafa", "grid": "#31333f", "field": "#262730", "off": "#6b6e7d"}
 
 _CSS = """
 <style>
@@ -33,8 +39,12 @@ _CSS = """
 [data-testid="stSidebarNav"], [data-testid="stExpandSidebarButton"] { display: none !important; }
 html { font-size: %(root)dpx; }
 [data-testid="stMainBlockContainer"] { padding: 0.4rem 1.2rem 2rem 1.2rem; max-width: 100%%; }
-h1 { font-size: 1.5rem !important; padding: 0.2rem 0 !important; }
-h2, h3 { font-size: 1.15rem !important; padding: 0.1rem 0 !important; }
+h1 { font-size: 1.5rem !important; padding: 0 !important; }
+h2, h3 { font-size: 1.15rem !important; padding: 0 !important; }
+[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"] { gap: 0.5rem; }
+[data-testid="stHeading"] [data-testid="stMarkdownContainer"] { margin-bottom: 0; }
+.st-key-present button { min-height: 0; height: auto; padding: 0.1rem 0.7rem; }
+.st-key-present button p { font-size: 0.8rem; line-height: 1.3; }
 %(dark)s
 </style>"""
 _DARK_CSS = """
@@ -44,7 +54,19 @@ _DARK_CSS = """
 [data-testid="stApp"] h2, [data-testid="stApp"] h3, [data-testid="stApp"] span, [data-testid="stCaptionContainer"] {
   color: %(ink)s; }
 [data-testid="stApp"] input, [data-testid="stApp"] textarea, [data-baseweb="select"] > div,
-[data-testid="stApp"] button { background: #262730; color: %(ink)s; }
+[data-testid="stSelectbox"] div[role="group"], [data-testid="stMultiSelect"] div[role="group"],
+[data-testid="stNumberInputContainer"], [data-baseweb="textarea"], [data-baseweb="input"],
+[data-testid="stApp"] [data-testid^="stBaseButton"], [data-testid="stButtonGroup"] button,
+[data-testid="stApp"] a[data-testid^="stBaseLinkButton"] {
+  background: %(field)s; color: %(ink)s; }
+[data-testid="stSelectbox"] div[role="group"] input, [data-testid="stSelectbox"] div[role="group"] button,
+[data-testid="stMultiSelect"] div[role="group"] input, [data-testid="stMultiSelect"] div[role="group"] button,
+[data-testid="stTooltipHoverTarget"] button, [data-testid^="stNumberInputStep"] { background: transparent; }
+[data-testid="stSelectbox"] div[role="group"] svg, [data-testid="stMultiSelect"] div[role="group"] svg,
+[data-testid^="stNumberInputStep"] { color: %(ink)s; fill: %(ink)s; }
+[data-testid="stCheckbox"] label:has(input[role="switch"]:not(:checked)) > div:first-of-type {
+  background: %(off)s; }
+[data-testid="stTooltipHoverTarget"] svg, [data-testid="stTooltipHoverTarget"] svg * { stroke: %(ink)s; }
 """ % DARK
 
 
@@ -87,7 +109,7 @@ _run = threading.local()         # .slot: this run's place for the main figure (
 def slot():
     """Presenting: a place at the top of the page for its main figure, taken now and returned; otherwise None (the
     page draws the figure where it usually does)."""
-    _run.slot = st.container() if mode() else None
+    _run.slot = st.container(key=MAIN_KEY) if mode() else None
     return _run.slot
 
 
@@ -99,10 +121,13 @@ def main():
     return place
 
 
-def figure(fig):
-    """A Plotly figure as presentation mode shows it: type ×SCALE, dark colours in dark mode, a square map as tall
-    as the screen and only as wide as it needs (layout.width set: draw it at that width); unchanged when not
-    presenting. Returns the figure (changed in place)."""
+def figure(fig, main: bool = False):
+    """A Plotly figure as presentation mode shows it: type ×SCALE, numbers in cells at least CELL_FONT px, dark
+    colours in dark mode, every labelled map's ticks refitted to the larger type (viz.ticks.fit), a square map as
+    tall as the screen and only as wide as it needs (layout.width set: draw it at that width); a map of numbers as
+    wide as the page and no taller than a square map; main: the page's main figure, no taller than a square map
+    either, so that it fits the first screen under the title; unchanged when not presenting. Returns the figure
+    (changed in place)."""
     m = mode()
     if m is None:
         return fig
@@ -113,17 +138,51 @@ def figure(fig):
         # a legend below the plot, placed at a share of its height, would cover the larger x-axis title: at the
         # figure's foot instead, where the margin grows to hold it
         fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom"))
-    if one_square_map(fig.data):            # a square map as tall as a 720-px screen allows, its cells square
-        fig.update_layout(height=MAP_HEIGHT, width=square_map_width(fig, MAP_HEIGHT, size))
+    if (main or any(t.type == "heatmap" for t in fig.data)) and (fig.layout.height or 0) > MAP_HEIGHT:
+        fig.update_layout(height=MAP_HEIGHT)
+    fitted = ticks.fit(fig, font=size, width=PAGE_WIDTH, again=True)
+    numbers = _cell_numbers(fig, size, fitted)
+    if one_square_map(fig.data) and not numbers:     # a square map as tall as a 720-px screen allows, cells square
+        fig.update_layout(height=MAP_HEIGHT)
         fig.update_yaxes(scaleanchor="x", constrain="domain")
         fig.update_xaxes(constrain="domain")
+        ticks.fit(fig, font=size, again=True)
+        fig.update_layout(width=ticks.square_width(fig, size))
     if m == "dark":
-        fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"],
-                          title_font_color=DARK["ink"],          # a title's or legend's own colour would stay dark
-                          legend_font_color=DARK["ink"])
-        fig.update_annotations(font_color=DARK["ink"])          # subplot titles too
-        axes = dict(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"], tickfont_color=DARK["ink"],
-                    title_font_color=DARK["ink"])
-        fig.update_xaxes(**axes)
-        fig.update_yaxes(**axes)
+        _darken(fig)
     return fig
+
+
+def _cell_numbers(fig, size: float, fitted: ticks.Fitted) -> bool:
+    """Numbers written in a map's cells at least CELL_FONT px (their own size ×SCALE when larger and that fits; else
+    the figure's type, `size`); where the cells are too small for CELL_FONT, no numbers (the hover still has them)
+    and the colour bar instead. fitted: the plot area the map has. Whether numbers are shown."""
+    shown = False
+    for t in fig.data:
+        if t.type != "heatmap" or not t.texttemplate:
+            continue
+        rows, cols = np.shape(t.z)[:2]
+        cells = [str(v).split("<br>") for v in np.ravel(t.text if t.text is not None else [])] or [["0.00"]]
+        lines = max(len(c) for c in cells)
+        widest = max(ticks.columns(line) for c in cells for line in c)
+        fits = min(fitted.plot_h / rows / lines / NUMBER_LINE, fitted.plot_w / cols / (widest * ticks.CHAR + 0.3))
+        if fits < CELL_FONT:
+            t.update(texttemplate="", showscale=len({str(c) for _at, c in t.colorscale or ()}) > 1)
+            continue
+        t.update(textfont_size=min(fits, max(CELL_FONT, t.textfont.size * SCALE if t.textfont.size else size)))
+        shown = True
+    return shown
+
+
+def _darken(fig):
+    """Dark paper and light ink; a label on its own light box (a highlighted word) keeps dark ink, for contrast."""
+    fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"],
+                      title_font_color=DARK["ink"],          # a title's or legend's own colour would stay dark
+                      legend_font_color=DARK["ink"])
+    for note in fig.layout.annotations:                     # subplot titles, words of an arc
+        note.font.color = DARK["ink"] if theme.luminance(note.bgcolor) is None or theme.luminance(
+            note.bgcolor) < 0.4 else theme.DARK_INK
+    axes = dict(gridcolor=DARK["grid"], zerolinecolor=DARK["grid"], tickfont_color=DARK["ink"],
+                title_font_color=DARK["ink"])
+    fig.update_xaxes(**axes)
+    fig.update_yaxes(**axes)

@@ -23,6 +23,7 @@ import streamlit as st
 import i18n
 from app_pages._markup import md
 from i18n import N_, _, ngettext
+from runtime import page_inputs
 
 BIND = "query-params"
 KEEP = "session"
@@ -32,6 +33,8 @@ SHOWN_MAX = 60                # characters of a stale link value quoted in a not
 CHECKED = "_url_checked"      # session state: the keys whose link value was already checked in this session
 TIP = N_("Copy this page's address, with every input on it: whoever opens it sees this view")
 LAST = "_url_last_view"       # session state: (url path, query string) of the last page run, set by remember_view
+SEEN = "_url_seen"            # session state: url path -> the keys of the inputs that page had in this session
+KEPT = frozenset({"lang", "present"})    # the session's language and presentation mode: a view opened keeps them
 
 
 def text_bind(key: str) -> str | None:
@@ -191,6 +194,23 @@ b.onclick = async () => {{
 
 
 def remember_view(url_path: str) -> None:
-    """Keep this run's page and query string (what Copy link would give) in the session."""
+    """Keep this run's page and query string (what Copy link would give) in the session, and the keys of its inputs
+    among those the page has had (its address's parameters, its widgets drawn): a view opened in this tab forgets
+    their values first."""
     pairs = [(k, v) for k in st.query_params for v in st.query_params.get_all(k)]
     st.session_state[LAST] = (url_path, urlencode(pairs))
+    seen = st.session_state.get(SEEN, {})
+    keys = {k for k, _v in pairs} | page_inputs.drawn()
+    st.session_state[SEEN] = {**seen, url_path: seen.get(url_path, frozenset()) | keys}
+
+
+def forget_inputs(url_path: str, keys=()) -> None:
+    """Before a view of the page `url_path` opens in this tab: forget this session's values of the inputs that page
+    had (remember_view) and of `keys`, so the page reads each from the view's address or shows its default, as a
+    new tab would, and checks the view's values as a new tab does (stale_link). The language and presentation mode
+    stay (KEPT)."""
+    names = (st.session_state.get(SEEN, {}).get(url_path, frozenset()) | set(keys)) - KEPT
+    for key in names:
+        if key in st.session_state:
+            del st.session_state[key]
+    st.session_state[CHECKED] = st.session_state.get(CHECKED, frozenset()) - names

@@ -135,12 +135,13 @@ def _zoomed(cv: _Canvas, k: float) -> None:
 
 
 def plot_architecture(config: dict, *, title: str | None = None, links: dict | None = None,
-                      zoom: float = 1.0) -> go.Figure:
+                      zoom: float = 1.0, fit: int | None = None) -> go.Figure:
     """The model of `config` as blocks and arrows, every block's name a link to the page that teaches it.
 
     config: ModelConfig.to_dict() (+ "sparse") or a ViT/Swin config. links: topic -> page path, over PAGES.
-    zoom: the type and every height ×zoom (presenting). A config this module does not know gives a figure saying
-    so. Text is HTML-escaped (title included)."""
+    zoom: the type and every height ×zoom (presenting); fit: a height (px) the figure must not exceed, the zoom
+    lowered until it fits (a screen's first view). A config this module does not know gives a figure saying so.
+    Text is HTML-escaped (title included)."""
     pages = {**PAGES, **(links or {})}
     title = html.escape(title, quote=False) if title else None
     cols = columns(config)
@@ -167,6 +168,8 @@ def plot_architecture(config: dict, *, title: str | None = None, links: dict | N
                 xanchor="right", yanchor="bottom")
     else:
         cv.text(73, top - 10, _(LEGEND), name="legend", raw=True, xanchor="left", yanchor="top", align="left")
+    if fit is not None:
+        zoom = min(zoom, (fit - (50 if title else 10)) / top)
     if zoom != 1.0:
         _zoomed(cv, zoom)
         top *= zoom

@@ -8,7 +8,8 @@ import plotly.graph_objects as go
 from i18n import _
 from labels import head_label
 
-from .theme import DIVERGING_SCALE, style
+from . import ticks
+from .theme import DIVERGING_SCALE, FONT, style
 
 ARROW_COLOUR = "#d62728"
 
@@ -105,6 +106,8 @@ def plot_pair_difference(diff: np.ndarray, *, tokens: list[str], row_labels: lis
     fig = go.Figure(go.Heatmap(z=d, x=xs, y=row_labels, zmin=-lim, zmax=lim, colorscale=DIVERGING_SCALE,
                                colorbar=dict(title="A − B"),
                                hovertemplate="%{y} · %{x}<br>A − B: %{z:+.4f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title=_("head"))
-    fig.update_xaxes(title=_("token"), tickangle=-60)
-    return style(fig, title, max(280, 26 * d.shape[0] + 150))
+    fig.update_yaxes(autorange="reversed", title=_("head"), **ticks.every_label(row_labels))
+    fig.update_xaxes(title=_("token"), **ticks.every_label(xs))
+    style(fig, title, max(280, 26 * d.shape[0] + 150))
+    ticks.fit(fig, font=FONT["size"], width=ticks.PAGE_WIDTH)
+    return fig

@@ -9,7 +9,8 @@ from plotly.subplots import make_subplots
 from i18n import _
 from labels import head_only, layer_label
 
-from .theme import HEAD_COLOURS, WEIGHT_SCALE, style
+from . import ticks
+from .theme import FONT, HEAD_COLOURS, WEIGHT_SCALE, style
 
 DASHES = ("dash", "dot", "dashdot")
 
@@ -61,10 +62,12 @@ def plot_attention_pair(before: np.ndarray, after: np.ndarray, tokens: list[str]
         fig.add_trace(go.Heatmap(z=np.asarray(w, float), x=labels, y=labels, zmin=0, zmax=1, colorscale=WEIGHT_SCALE,
                                  showscale=col == 2, colorbar=dict(title=_("weight")), hovertemplate=hover),
                       row=1, col=col)
-        fig.update_yaxes(autorange="reversed", row=1, col=col, title=_("query") if col == 1 else None)
-        fig.update_xaxes(tickangle=-60, row=1, col=col, title=_("key"))
+        fig.update_yaxes(autorange="reversed", row=1, col=col, title=_("query") if col == 1 else None,
+                         **ticks.every_label(labels))
+        fig.update_xaxes(row=1, col=col, title=_("key"), **ticks.every_label(labels))
     fig = style(fig, title, max(360, min(820, 22 * len(tokens) + 200)))
     fig.update_layout(margin_t=90 if title else 50)
+    ticks.fit(fig, font=FONT["size"], width=ticks.PAGE_WIDTH)
     return fig
 
 

@@ -7,8 +7,9 @@ import plotly.graph_objects as go
 
 from i18n import N_, _
 
+from . import ticks
 from .heatmap import safe_labels
-from .theme import HEAD_COLOURS, WEIGHT_SCALE, style
+from .theme import FONT, HEAD_COLOURS, WEIGHT_SCALE, style
 
 KEPT, PRUNED, FINISHED, BEST = "#1f77b4", "#c7c7c7", "#2ca02c", "#d62728"
 STATUS = {"prompt": N_("prompt"), "kept": N_("kept"), "pruned": N_("pruned"), "finished": N_("finished")}
@@ -124,10 +125,13 @@ def plot_causal_growth(weights: np.ndarray, tokens: list[str], *, upto: int, n_p
     if 0 < n_prompt < n:
         fig.add_shape(type="line", x0=-0.5, x1=n - 0.5, y0=n_prompt - 0.5, y1=n_prompt - 0.5,
                       line=dict(color="#7f7f7f", width=1, dash="dash"))
-    ticks = dict(tickmode="array", tickvals=list(range(n)), ticktext=labels, showgrid=False, zeroline=False)
-    fig.update_xaxes(title=_("key (earlier tokens)"), tickangle=-60, range=[-0.5, n - 0.5], **ticks)
-    fig.update_yaxes(title=_("query (fed token)"), autorange=False, range=[n - 0.5, -0.5], **ticks)
-    return style(fig, title, height=max(360, min(840, 24 * n + 190)))
+    axis = dict(showgrid=False, zeroline=False, **ticks.numbered_every_label(labels))
+    fig.update_xaxes(title=_("key (earlier tokens)"), range=[-0.5, n - 0.5], **axis)
+    fig.update_yaxes(title=_("query (fed token)"), autorange=False, range=[n - 0.5, -0.5],
+                     **{**axis, **ticks.numbered_every_label(labels, picked=upto)})
+    style(fig, title, height=max(360, min(840, 24 * n + 190)))
+    ticks.fit(fig, font=FONT["size"], width=ticks.PAGE_WIDTH)
+    return fig
 
 
 def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray, *,
@@ -149,9 +153,10 @@ def plot_objectives(words: list[str], mlm_loss: np.ndarray, clm_loss: np.ndarray
     return style(fig, title, height=290)
 
 
-def plot_step_probs(tokens: list[str], probs: np.ndarray, *, title: str | None = None) -> go.Figure:
-    """Probability the model gave each generated token at its step: tokens (S,), probs (S,)."""
-    labels = [f"{_esc(t)} ·{i}" for i, t in enumerate(tokens)]
+def plot_step_probs(tokens: list[str], probs: np.ndarray, *, first: int = 0, title: str | None = None) -> go.Figure:
+    """Probability the model gave each generated token at its step: tokens (S,), probs (S,); first: the position of
+    tokens[0] in the text (after the prompt), so each label carries its position ("␣man ·9")."""
+    labels = [f"{_esc(t)} ·{first + i}" for i, t in enumerate(tokens)]
     fig = go.Figure(go.Bar(x=labels, y=np.asarray(probs, float), marker_color=HEAD_COLOURS[0],
                            hovertemplate=_("token: %{x}<br>probability: %{y:.4f}") + "<extra></extra>"))
     fig.update_yaxes(range=[0, 1], title=_("probability when chosen"))

@@ -18,12 +18,15 @@ from plotly.colors import get_colorscale, sample_colorscale
 from i18n import _
 from labels import head_label, head_only, layer_label
 
+from . import ticks
 from .heatmap import safe_labels
 from .theme import FONT, WEIGHT_SCALE
 from .unchecked import figure
 
 LOG_FLOOR = 1e-4          # the log colour scale spans [1e-4, 1]; smaller weights get the lowest colour
 GAP_INDEX = 255           # palette slot of the white gaps between maps
+ZOOM_WIDTH = 640          # px: the zoom's width on a page beside the grid (a half of a wide page)
+PICKED_COLOUR = "#d62728"
 GRID_SIDE_PX = 720        # the longer side of the grid image, in pixels (what a laptop shows)
 PLAIN = pio.templates["none"].to_plotly_json()     # Plotly's "none" template, spelled out for unchecked figures
 
@@ -198,17 +201,37 @@ def hover(decimals: int) -> str:
 
 
 def plot_zoom(matrix: np.ndarray, *, q_labels, k_labels, log: bool = False, title: str | None = None,
-              colorscale: str = WEIGHT_SCALE, decimals: int = 6) -> go.Figure:
+              colorscale: str = WEIGHT_SCALE, decimals: int = 6, picked: int | None = None) -> go.Figure:
     """One head at full resolution. matrix (Nq, Nk) weights, sent as float32; colour fixed to [0, 1]
-    (log: coloured by log10 weight, hover still the exact weight)."""
+    (log: coloured by log10 weight, hover still the exact weight). Every row and column labelled (ticks.every_label);
+    picked: the index of a token (a row, and when Nq = Nk its column) outlined, its labels bold."""
     m = np.asarray(matrix, dtype=np.float32)
     n = m.shape[0]
+    ys, xs = safe_labels(q_labels), safe_labels(k_labels)
     # log: the heatmap's own bar would show the weights linearly; a bar on the log scale, ticked by decade, instead
     bar = [_colorbar_trace(True, colorscale, thickness=14)] if log else []
-    return figure([dict(
-        type="heatmap", z=m, x=safe_labels(k_labels), y=safe_labels(q_labels), zmin=0.0, zmax=1.0,
+    outline = {"shapes": shapes} if (shapes := picked_outline(m.shape, picked)) else {}
+    fig = figure([dict(
+        type="heatmap", z=m, x=xs, y=ys, zmin=0.0, zmax=1.0,
         colorscale=log_colorscale(colorscale) if log else stops(colorscale), showscale=not log,
         colorbar=dict(title=dict(text=_("weight")), thickness=14), hovertemplate=hover(decimals))] + bar,
-        layout(title, max(360, min(900, 22 * n + 160)),
-               yaxis=dict(autorange="reversed", title=dict(text=_("query (attends from)"))),
-               xaxis=dict(title=dict(text=_("key (attended to)")), tickangle=-60)))
+        layout(title, max(360, min(900, 22 * n + 160)), **outline,
+               yaxis=dict(autorange="reversed", title=dict(text=_("query (attends from)")),
+                          **ticks.every_label(ys, picked=picked)),
+               xaxis=dict(title=dict(text=_("key (attended to)")),
+                          **ticks.every_label(xs, picked=picked if m.shape[0] == m.shape[1] else None))))
+    ticks.fit(fig, font=FONT["size"], width=ZOOM_WIDTH)
+    return fig
+
+
+def picked_outline(shape: tuple[int, int], picked: int | None) -> list[dict]:
+    """Shapes outlining row `picked` of a (rows, cols) map on category axes, and its column when the map is square
+    (a token's attention from and to it); none when picked is None or off the map."""
+    rows, cols = shape
+    if picked is None or not 0 <= picked < rows:
+        return []
+    line = dict(color=PICKED_COLOUR, width=3)
+    out = [dict(type="rect", x0=-0.5, x1=cols - 0.5, y0=picked - 0.5, y1=picked + 0.5, line=line)]
+    if rows == cols:
+        out.append(dict(type="rect", x0=picked - 0.5, x1=picked + 0.5, y0=-0.5, y1=rows - 0.5, line=line))
+    return out

@@ -6,7 +6,8 @@ import plotly.graph_objects as go
 
 from i18n import _
 
-from .theme import WEIGHT_SCALE, style
+from . import ticks
+from .theme import FONT, WEIGHT_SCALE, style
 
 
 def safe_labels(labels) -> list[str]:
@@ -40,6 +41,8 @@ def plot_heatmap(matrix: np.ndarray, *, x_labels=None, y_labels=None, title: str
     fig = go.Figure(go.Heatmap(
         z=m, x=xs, y=ys, zmin=zmin, zmax=zmax, colorscale=colorscale,
         hovertemplate=f"{y_title}: %{{y}}<br>{x_title}: %{{x}}<br>{value_name}: %{{z:.{decimals}f}}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title=y_title)
-    fig.update_xaxes(title=x_title, tickangle=-60)
-    return style(fig, title, height or max(260, min(900, 28 * m.shape[0] + 140)))
+    fig.update_yaxes(autorange="reversed", title=y_title, **(ticks.every_label(ys) if y_labels is not None else {}))
+    fig.update_xaxes(title=x_title, **(ticks.every_label(xs) if x_labels is not None else {}))
+    style(fig, title, height or max(260, min(900, 28 * m.shape[0] + 140)))
+    ticks.fit(fig, font=FONT["size"], width=ticks.PAGE_WIDTH)
+    return fig

@@ -8,7 +8,7 @@ from plotly.subplots import make_subplots
 from i18n import _
 from labels import head_only, layer_label
 
-from .heatmap import plot_heatmap
+from .heatmap import plot_heatmap, safe_labels
 from .theme import DIVERGING_SCALE, HEAD_COLOURS, style
 
 DASHES = ["solid", "dash", "dot", "dashdot"]   # overlapping lines stay visible
@@ -229,7 +229,7 @@ def plot_head_weights(weights: np.ndarray, labels, *, title: str | None = None) 
     """(H, T, T) attention weights, one small heatmap per head side by side; labels: the T tokens."""
     w = np.asarray(weights, dtype=np.float64)
     H = w.shape[0]
-    ticks = [f"{t}·{i}" for i, t in enumerate(labels)]
+    ticks = safe_labels(labels)
     fig = make_subplots(rows=1, cols=H, subplot_titles=[head_only(h) for h in range(H)], shared_yaxes=True,
                         horizontal_spacing=0.02)
     for h in range(H):

@@ -7,6 +7,8 @@ import unicodedata
 
 import plotly.graph_objects as go
 
+from . import ticks
+
 WIDTH, HEIGHT = 1600, 900          # layout pixels of a 16:9 slide; the PNG is drawn at 2x
 MAX_HEIGHT = 2400                  # a figure too tall for 16:9 keeps its own aspect, up to this
 FONT_SCALE = 1.5                   # every font of the page figure, enlarged for a room
@@ -187,4 +189,6 @@ def slide_figure(fig: go.Figure, *, caption: str, title: str | None = None) -> g
             layout[key].setdefault("automargin", True)
             if isinstance(layout[key].get("title"), dict):          # without a standoff Plotly can place a
                 layout[key]["title"].setdefault("standoff", 12)     # title over tick labels it re-spaced
-    return go.Figure(spec, skip_invalid=False)
+    out = go.Figure(spec, skip_invalid=False)
+    ticks.fit(out, font=TICK_FONT, again=True)      # every labelled row and column apart at the slide's size
+    return out

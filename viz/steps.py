@@ -9,8 +9,9 @@ from plotly.subplots import make_subplots
 from i18n import _
 from labels import head_only
 
+from . import ticks
 from .heatmap import safe_labels
-from .theme import DIVERGING_SCALE, HEAD_COLOURS, WEIGHT_SCALE, style
+from .theme import DIVERGING_SCALE, FONT, HEAD_COLOURS, WEIGHT_SCALE, style
 
 MAX_ANNOTATED_COLS = 24        # wider than this, numbers no longer fit in the cells; hover still has them
 WIDE_COLS = 8                  # wider than this, cells show 2 decimals in a smaller font
@@ -87,10 +88,13 @@ def plot_matrix(matrix: np.ndarray, *, row_labels=None, col_labels=None, title: 
     if highlight_row is not None:
         fig.add_shape(type="rect", x0=-0.5, x1=cols - 0.5, y0=highlight_row - 0.5, y1=highlight_row + 0.5,
                       line=dict(color="black", width=3))
-    fig.update_yaxes(autorange="reversed", title=row_title, type="category")
-    fig.update_xaxes(title=col_title, type="category", tickangle=-60 if cols > 6 else 0)
+    fig.update_yaxes(autorange="reversed", title=row_title, type="category",
+                     **ticks.every_label(ys, picked=highlight_row))
+    fig.update_xaxes(title=col_title, type="category", **ticks.every_label(xs))
     cell = 34 if annotated else 18
-    return style(fig, title, height or max(200, min(900, cell * rows + 150)))
+    style(fig, title, height or max(200, min(900, cell * rows + 150)))
+    ticks.fit(fig, font=FONT["size"], width=ticks.PAGE_WIDTH)
+    return fig
 
 
 def plot_trace(names, norms, means, variances, *, title: str | None = None) -> go.Figure:

@@ -169,7 +169,8 @@ def render():
 
     if architecture_blocks(config):
         zoom = _present.SCALE if _present.mode() else 1.0        # presenting: the boxes' type grows with the page's
-        _export.chart(plot_architecture(config, zoom=zoom), key="arch_diagram", main=True,
+        fit = _present.MAP_HEIGHT if _present.mode() else None           # and the whole diagram fits the screen
+        _export.chart(plot_architecture(config, zoom=zoom, fit=fit), key="arch_diagram", main=True,
                       config={"displayModeBar": False}, name=(name, "architecture"),
                       title=_("{name}: the architecture, drawn from its config").format(name=name),
                       caption=caption_line(name, kind_of(meta)))

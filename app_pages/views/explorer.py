@@ -122,7 +122,8 @@ def _picks(tokens, L: int, H: int) -> tuple[int, int, int, bool, bool]:
     """(layer, head, token, log colour, hide special tokens) from the row of controls above the figures."""
     _valid_picks(tokens, L, H)
     words = _url.word_labels(tokens)
-    c1, c2, c3, c4, c5 = st.columns([1, 1, 1.7, 1.1, 1.6])      # wide enough for the toggles' labels at 1280 px
+    # wide enough for the toggles' labels at 1280 px, in presentation mode's larger type too
+    c1, c2, c3, c4, c5 = st.columns([1, 1, 1.5, 1.4, 1.8] if _present.mode() else [1, 1, 1.7, 1.1, 1.6])
     layer = c1.selectbox(_("Layer"), range(L), key="explorer_layer", format_func=layer_label, bind=BIND,
                          persist_state=KEEP)
     head = c2.selectbox(_("Head"), range(H), key="explorer_head", format_func=head_only, bind=BIND, persist_state=KEEP)

@@ -3,7 +3,7 @@ head with exact weights, its automatic labels and the roles measured on held-out
 are drawn as inline images first (runtime.first_view)."""
 import streamlit as st
 
-from app_pages import _export
+from app_pages import _export, _present
 from app_pages.views import explorer_why
 from app_pages.views.explorer_state import ExplorerState, Zoom, zoom_of
 from i18n import _, ngettext
@@ -68,7 +68,9 @@ def _zoom_image(zoom: Zoom, title: str, log: bool) -> str:
 def _zoom_chart(state: ExplorerState, zoom: Zoom, title: str):
     """The zoomed head as an interactive chart; cells take clicks while "Why this weight" is open."""
     where = head_label(state.layer, state.head)
-    fig = grid.plot_zoom(zoom.matrix, q_labels=zoom.labels, k_labels=zoom.labels, log=state.log)
+    picked = zoom.rows.index(state.picked) if state.picked in zoom.rows else None     # the picked token's row
+    fig = grid.plot_zoom(zoom.matrix, q_labels=zoom.labels, k_labels=zoom.labels, log=state.log, picked=picked,
+                         title=title if _present.mode() else None)      # presenting: the head named in the figure
     fig, clicks = explorer_why.clickable_zoom(state, fig, zoom)
     _export.chart(fig, key="explorer_zoom", width="stretch", name=(state.name, file_label(state.layer, state.head),
                                                                    "attention"),
@@ -78,7 +80,8 @@ def _zoom_chart(state: ExplorerState, zoom: Zoom, title: str):
 def zoom_section(state: ExplorerState):
     """The zoomed head with exact weights (special tokens hidden when asked), then what is known about it."""
     where = head_label(state.layer, state.head)
-    st.subheader(where)
+    if not _present.mode():                   # presenting, the figure's title names the head: the map gets the room
+        st.subheader(where)
     zoom = zoom_of(state)
     if state.hide and zoom.removed is None:
         st.warning(_("Every token is special; nothing is left to show."))

@@ -44,7 +44,7 @@ def step_by_step(gpt, dev, tok, model, prompt_ids, prompt):
                       caption=caption_line(gpt, how, text=prompt))
     with c1:
         growth = causal_growth(gpt, run, tokens, (L, H), step, how, prompt)
-    _export.chart(plot_step_probs(tokens[run.n_prompt:row + 1], run.chosen_prob[:step],
+    _export.chart(plot_step_probs(tokens[run.n_prompt:row + 1], run.chosen_prob[:step], first=run.n_prompt,
                                   title=_("Probability of each token generated so far when it was chosen")),
                   key="gen_step_probs", name=(gpt, f"step{step}", "chosen_probabilities"),
                   caption=caption_line(gpt, how, text=prompt))

@@ -103,7 +103,7 @@ def test_in_chinese_a_prepared_view_reads_translated_and_opens_its_page_in_chine
 def test_the_playlist_steps_forward_and_back_and_keeps_its_place_in_the_url():
     at = open_link("lecture", {})
     assert shown_view(at).startswith(f"View 1 of {N}") and button(at, "Previous").disabled
-    assert open_button(at).url == PLAN[0].url() and open_button(at).shortcut == "o"
+    assert open_button(at).url == PLAN[0].url() and at.button(key="lecture_open").proto.shortcut == "o"
     button(at, "Next").click().run()
     button(at, "Next").click().run()
     assert shown_view(at).startswith(f"View 3 of {N}") and at.query_params["lecture_step"] == "3"

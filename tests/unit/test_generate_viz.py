@@ -36,7 +36,8 @@ def test_causal_growth_draws_only_the_tokens_fed_so_far():
     fig = plot_causal_growth(w, ["a", "b", "c", "d"], upto=1, n_prompt=2)
     z = np.array(fig.data[0].z, dtype=float)
     assert z.shape == (2, 2) and np.allclose(z, w[:2, :2])          # "c" and "d" are not written yet
-    assert list(fig.layout.xaxis.ticktext) == list(fig.layout.yaxis.ticktext) == ["a ·0", "b ·1"]
+    assert list(fig.layout.xaxis.ticktext) == ["a ·0", "b ·1"]
+    assert list(fig.layout.yaxis.ticktext) == ["a ·0", "<b>b ·1</b>"]            # the fed token's row, bold
 
 
 def test_objectives_rows_have_values_only_where_there_is_a_loss_term():
