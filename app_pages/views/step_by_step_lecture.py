@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from app_pages import _present
 from app_pages._numbers import plain
 from app_pages.views.step_by_step_matrices import About, downloads, show
 from i18n import _
@@ -28,9 +29,10 @@ def lecture_section():
             with col:
                 show(ex[name], f"{name} {ex[name].shape}", lecture, name, row_labels=rows if name == "X" else None,
                      row_title=_("token") if name == "X" else _("input dimension"), row_prefix="c")
-    for col, name in zip(st.columns(3), ("Q", "K", "V")):
-        with col:
-            show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", lecture, name, row_labels=rows)
+    with _present.main() or st.container():     # presenting: Q, K and V first, the tab's main figure
+        for col, name in zip(st.columns(3), ("Q", "K", "V")):
+            with col:
+                show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", lecture, name, row_labels=rows)
     titles = {"scores": _("QKᵀ"), "scaled": _("QKᵀ/√3"), "weights": _("softmax(QKᵀ/√3)"), "Z": _("Z = weights·V")}
     for pair in (("scores", "scaled"), ("weights", "Z")):
         for col, name in zip(st.columns(2), pair):

@@ -36,20 +36,21 @@ class Sentence:
     pair: str | None
 
 
-def _problem(d: dict) -> str | None:
-    """What is wrong with one decoded line, or None."""
+def _problem(d: dict, words=split_words, pronouns=PRONOUNS) -> str | None:
+    """What is wrong with one decoded line, or None. words(text) -> the words the indices count; pronouns: the
+    words a pronoun index may point at."""
     if not isinstance(d, dict) or set(d) != set(_KEYS):
         return f"expected exactly the keys {', '.join(_KEYS)}"
     if d["split"] not in SPLITS or d["cue"] not in CUES:
         return f"split must be one of {SPLITS} and cue one of {CUES}, got {d['split']!r} and {d['cue']!r}"
     if not isinstance(d["text"], str) or not isinstance(d["candidates"], list):
         return "text must be a string and candidates a list of word indices"
-    words = split_words(d["text"])
+    w = words(d["text"])
     idx = [d["pronoun"], d["antecedent"], *d["candidates"]]
-    if not all(isinstance(i, int) and 0 <= i < len(words) for i in idx):
-        return f"a word index is out of range: the text has {len(words)} words (indices 0..{len(words) - 1})"
-    if words[d["pronoun"]] not in PRONOUNS:
-        return f"word {d['pronoun']} is {words[d['pronoun']]!r}, not a pronoun"
+    if not all(isinstance(i, int) and 0 <= i < len(w) for i in idx):
+        return f"a word index is out of range: the text has {len(w)} words (indices 0..{len(w) - 1})"
+    if w[d["pronoun"]] not in pronouns:
+        return f"word {d['pronoun']} is {w[d['pronoun']]!r}, not a pronoun"
     if len(d["candidates"]) < 2 or d["candidates"] != sorted(set(d["candidates"])):
         return "candidates must be at least two distinct word indices in increasing order"
     if d["antecedent"] not in d["candidates"] or d["pronoun"] in d["candidates"]:
@@ -57,23 +58,23 @@ def _problem(d: dict) -> str | None:
     return None
 
 
-def parse_line(line: str, where: str = "line") -> Sentence:
+def parse_line(line: str, where: str = "line", words=split_words, pronouns=PRONOUNS) -> Sentence:
     """One JSON line -> Sentence; ValueError naming `where` (e.g. 'coref_realtext.jsonl:12') and the problem."""
     try:
         d = json.loads(line)
     except json.JSONDecodeError as e:
         raise ValueError(f"{where}: not JSON ({e.msg})") from None
-    problem = _problem(d)
+    problem = _problem(d, words, pronouns)
     if problem:
         raise ValueError(f"{where}: {problem}")
     return Sentence(d["id"], d["split"], d["text"], d["pronoun"], d["antecedent"], tuple(d["candidates"]),
                     d["cue"], d["pair"])
 
 
-def load(path: Path = DATA, split: str | None = None) -> list[Sentence]:
+def load(path: Path = DATA, split: str | None = None, words=split_words, pronouns=PRONOUNS) -> list[Sentence]:
     """Every sentence of the set (or of one split), in file order; ValueError naming the first bad line."""
     lines = Path(path).read_text(encoding="utf-8").splitlines()
-    out = [parse_line(t, f"{Path(path).name}:{n}") for n, t in enumerate(lines, 1) if t.strip()]
+    out = [parse_line(t, f"{Path(path).name}:{n}", words, pronouns) for n, t in enumerate(lines, 1) if t.strip()]
     return [s for s in out if split is None or s.split == split]
 
 

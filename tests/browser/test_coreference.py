@@ -52,11 +52,11 @@ def test_coreference_page_draws_arrows_pairs_ranking_and_escapes_typed_text(page
     page.get_by_role("tab", name="Pronoun → heads").click()
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.get_by_test_id("stCheckbox").get_by_text("Predict first", exact=True).click()   # off: shown at once
+    wait_for_app(page)
     box = page.get_by_role("textbox", name="Text", exact=True)
     box.fill('The <img src=x onerror=alert(1)> cafe closed because it was busy. <b>bold</b>')
     box.press("Control+Enter")
-    wait_for_app(page)
-    page.get_by_test_id("stCheckbox").get_by_text("Predict first", exact=True).click()   # off: shown at once
     wait_for_app(page)
     expect(page.get_by_text("points it (word", exact=False)).to_be_visible(timeout=60_000)
     _wait_charts(page, 2)

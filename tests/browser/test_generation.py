@@ -65,6 +65,8 @@ def test_emptying_the_prompt_loses_nothing_typed_in_the_other_tabs(page, server_
     fill.fill("the [MASK] crossed the street .")
     fill.press("Enter")
     wait_for_app(page)
+    expect(page.get_by_role("textbox", name="Prompt", exact=True)).to_have_count(0)   # no prompt where none is read
+    open_tab(page, "Next token")
     prompt = page.get_by_role("textbox", name="Prompt", exact=True)
     for value in ("", "the cat"):
         prompt.fill(value)
