@@ -48,7 +48,7 @@ def _unknown(words: str, translator: str, *, pronoun: bool = False, steps: str |
     """Text with words outside the translator's vocabulary: only the translator names them (`translator` starts
     its sorted list); every other page reads any text in BPE pieces. `words` and `steps` name the words a
     word-level vocabulary would have missed (kept to document each entry). pronoun: the text has one."""
-    return {"coreference": () if pronoun else (NO_PRONOUN,), "translation": (("error", NOT_AMONG + translator),),
+    return {"coreference": () if pronoun else (NO_PRONOUN,), "translation": (("info", NOT_AMONG + translator),),
             "positional": (REORDER,)}
 
 
@@ -65,10 +65,10 @@ CATALOGUE = {
     "whitespace": Hostile("   \n\t  \n", EMPTY),
     "100k_chars": Hostile("the restaurant was busy . " * 4000, _says(_clipped("104,000"), {
         "explorer": (TOO_LONG_EXPLORER,), "coreference": (TOO_LONG_COREF, NO_PRONOUN),
-        "translation": (("error", NOT_AMONG),), "step_by_step": (TOO_LONG_STEPS,), "positional": (REORDER,)})),
+        "translation": (("info", NOT_AMONG),), "step_by_step": (TOO_LONG_STEPS,), "positional": (REORDER,)})),
     "one_long_word": Hostile("a" * 50_000, _says(_clipped("50,000"), {
         "coreference": (NO_PRONOUN, TOO_LONG_COREF), "explorer": (TOO_LONG_EXPLORER,),
-        "step_by_step": (TOO_LONG_STEPS,), "translation": (("error", NOT_AMONG + "“" + "a" * 40),),
+        "step_by_step": (TOO_LONG_STEPS,), "translation": (("info", NOT_AMONG + "“" + "a" * 40),),
         "positional": (("error", "this model's learned position table stops at max_len=128"),)})),
     "emoji": Hostile("The restaurant 🍔🍟 refused to serve me 😡 because it was closed 🚫",
                      _unknown("🍔, 🍟, 😡, 🚫", _q("because", "closed", "it", "me"), pronoun=True)),
@@ -115,7 +115,7 @@ CATALOGUE = {
         "explorer": (TOO_LONG_EXPLORER,),
         "coreference": (TOO_LONG_COREF, NO_PRONOUN),
         "generation": (GENERATION_TOO_LONG,),
-        "translation": (("error", NOT_AMONG + _q("[", "]", "mask") + "."),),
+        "translation": (("info", NOT_AMONG + _q("[", "]", "mask") + "."),),
         "step_by_step": (TOO_LONG_STEPS,),
         "positional": (("error", "this model's learned position table stops at max_len=128"),)})),
     "surrogate_like": Hostile("the restaurant \udcff refused".encode("utf-8", "surrogatepass").decode("utf-8",
@@ -124,12 +124,12 @@ CATALOGUE = {
     "newlines": Hostile("\n" * 5000, _says(EMPTY, {"generation": (("warning", "The text has 5,000 characters; only "
                                                                           "the first 2,000 are used."),)})),
     "tabs_and_crlf": Hostile("the\trestaurant\r\nrefused\rto\tserve", {
-        "coreference": (NO_PRONOUN,), "translation": (("error", NOT_AMONG + _q("refused", "serve") + "."),),
+        "coreference": (NO_PRONOUN,), "translation": (("info", NOT_AMONG + _q("refused", "serve") + "."),),
         "positional": (REORDER,)}),
     "very_long_line_of_pronouns": Hostile("it they their them " * 400, _says(_clipped("7,600", explorer=False), {
         "explorer": (TOO_LONG_EXPLORER,), "coreference": (TOO_LONG_COREF,),
         "generation": (GENERATION_TOO_LONG,),
-        "translation": (("error", NOT_AMONG + _q("i", "it", "their", "them", "they") + "."),),
+        "translation": (("info", NOT_AMONG + _q("i", "it", "their", "them", "they") + "."),),
         "step_by_step": (TOO_LONG_STEPS,), "positional": (REORDER,)})),
     "sql_like": Hostile("'; DROP TABLE tokens; --", _unknown("', -, ;, drop, table, tokens",
                                                               _q("'", "-", ";", "drop", "table", "tokens") + ".")),
