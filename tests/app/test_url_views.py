@@ -152,7 +152,8 @@ def test_a_link_opens_coreference_on_its_text_pronoun_and_head(tiny):
     assert pronoun.format_func(pronoun.value) == "it (2)"
     assert at.selectbox(key="coref_head").value == (0, 1)
     assert any(m.value.startswith(f"Head **L0 H1** points **it** (word {pronoun.value})") for m in at.markdown)
-    assert not infos(at)
+    assert not [i for i in infos(at) if not i.startswith("No clear answer here")]   # no link notice (a random model
+    #                                                                                   has no clear coreference head)
 
 
 def test_a_link_naming_a_gallery_example_brings_its_text(tiny):

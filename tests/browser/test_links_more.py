@@ -98,7 +98,8 @@ def why_attention(page):
 # page -> (its link's query, the check of the view it opens)
 LINKS = {
     "positional": ({"pos_tab": "Shift identity", "shift_k": "37", "shift_d": "64"}, positional),
-    "masks": ({"masks_n": "40", "masks_A_pattern": "Dilated window", "masks_tab": "Receptive field"}, masks),
+    "masks": ({"masks_n": "40", "masks_A_pattern": "Dilated window", "masks_tab": "Receptive field",
+               "predict": "false"}, masks),
     "generation": ({"gen_prompt": "The cat sat on the", "gen_tab": "Generate step by step",
                     "gen_strategy": "top-k sampling", "gen_head": "H2"}, generation),
     "translation": ({"tr_text": "where is the book ?", "tr_head": "H1", "tr_tab": "Alignment lines"}, translation),
