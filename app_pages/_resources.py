@@ -16,7 +16,7 @@ import torch
 from app_pages import _pages, _url
 from app_pages._cache_sizes import SESSION_MODELS_LOADED
 from i18n import _
-from model import checkpoints, handle, kinds
+from model import checkpoints, handle, kinds, languages
 from model.checkpoints import CheckpointError
 from model.data import packaged, text_input
 from model.engine import device as devices
@@ -241,3 +241,22 @@ def clip_text(text: str, limit: int = MAX_TEXT_CHARS) -> str:
                                                                                                  limit=limit))
         return text[:limit]
     return text
+
+
+def model_for_text(name: str, text: str, fits=lambda meta: True) -> str:
+    """The model a page runs on `text`: `name`, or, when the text is mostly Chinese and `name` reads English, the
+    shipped Chinese model of its kind (model.languages) whose meta `fits` the page, said in a notice with a switch
+    to keep `name`."""
+    if assets_of(name) is not None or not languages.mostly_chinese(text):
+        return name
+    stand_in = languages.chinese_stand_in(meta_of(name), shipped_meta())
+    if stand_in is None or not fits(meta_of(stand_in)):
+        return name
+    keep = st.toggle(_("Keep {name} on Chinese text").format(name=name), False, key=f"keep_english_{name}",
+                     help=_("{name} was trained on English; on Chinese it falls apart into bytes. On: run it "
+                            "anyway, to compare.").format(name=name))
+    if keep:
+        return name
+    st.info(_("The text is mostly Chinese, so this page runs **{zh}**, trained on modern Chinese, instead of "
+              "**{name}**.").format(zh=stand_in, name=name), icon=":material/translate:")
+    return stand_in

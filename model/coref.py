@@ -7,11 +7,13 @@ import json
 import sys
 
 from labels import head_label
-from model import checkpoints
+from model import checkpoints, languages
 from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
 from model.data import text_input
 from model.tasks.coreference import resolve
+
+DEFAULT_MODEL = "coref_encoder"
 
 
 def has_coref_head(meta: dict) -> bool:
@@ -24,6 +26,15 @@ def has_coref_head(meta: dict) -> bool:
 def coref_models(assets=None) -> list[str]:
     """Shipped models with a coreference head (models whose files cannot be read are left out)."""
     return checkpoints.shipped_where(has_coref_head, assets)
+
+
+def default_model(text: str) -> str:
+    """DEFAULT_MODEL, or on mostly Chinese text the shipped Chinese model with a coreference head
+    (model.languages)."""
+    if not languages.mostly_chinese(text):
+        return DEFAULT_MODEL
+    chinese = [n for n in coref_models() if languages.reads_chinese(checkpoints.read_meta(n))]
+    return chinese[0] if chinese else DEFAULT_MODEL
 
 
 def load_or_fail(name: str):
@@ -44,8 +55,10 @@ def main(argv=None):
     p.add_argument("text")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--head", type=int, nargs=2, metavar=("LAYER", "HEAD"), help="default: the model's coref_head")
-    p.add_argument("--model", default="coref_encoder", help="a shipped model with a coreference head")
+    p.add_argument("--model", help=f"a shipped model with a coreference head (default: {DEFAULT_MODEL}, or a Chinese "
+                                   "one on mostly Chinese text when one is shipped)")
     args = p.parse_args(argv)
+    args.model = args.model or default_model(args.text)
     model, meta = load_or_fail(args.model)
     tokenizer = text_input.tokenizer_of(meta)
     head = tuple(args.head or meta["coref_head"])

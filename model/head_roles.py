@@ -1,7 +1,8 @@
 """`python -m model.head_roles NAME [--sentences N] [--json] [--write]`: every head's role measured on held-out real
 text, as Clark et al. 2019 measured BERT's (model/analysis/head_roles.py): the model reads N passages (default
-200) of the real-text corpus's held-out English documents (model/data/real_text.py), each cut at a word boundary to
-fit 128 tokens with its special tokens, and the shares of attention and roles of every head are printed; --write
+200) of the real-text corpus's held-out English documents (model/data/real_text.py; a model trained on Chinese
+reads the modern-Chinese corpus's, model/data/zh_text.py), each cut at a word boundary to fit 128 tokens with its
+special tokens, and the shares of attention and roles of every head are printed; --write
 stores them in assets/head_roles/NAME.json, which the explorer shows. Errors: one line on stderr, exit status 2."""
 import datetime
 import hashlib
@@ -12,12 +13,12 @@ import numpy as np
 import torch
 
 from labels import head_label
-from model import checkpoints, handle
+from model import checkpoints, handle, languages
 from model.analysis import head_roles
 from model.attention import single_text_models
 from model.checkpoints import CheckpointError
 from model.cli import Parser, fail
-from model.data import real_text, text_input
+from model.data import real_text, text_input, zh_text, zh_words
 
 DEFAULT_PASSAGES = 200
 MAX_PASSAGES = 2000
@@ -28,33 +29,42 @@ SHORT = {"previous": "prev", "next": "next", "cls": "start", "sep": "end", "punc
          "entropy_fraction": "entropy"}
 
 
-def documents() -> list[real_text.Document]:
-    """The held-out English documents of the real-text corpus, in a fixed shuffled order (seed SEED)."""
-    docs = [d for d in real_text.load().heldout if d.lang == "en"]
+def documents(chinese: bool = False) -> list[real_text.Document]:
+    """The held-out English documents of the real-text corpus (or, `chinese`, the modern-Chinese corpus's), in a
+    fixed shuffled order (seed SEED)."""
+    docs = zh_text.corpus().heldout if chinese else [d for d in real_text.load().heldout if d.lang == "en"]
     return [docs[i] for i in np.random.default_rng(SEED).permutation(len(docs))]
 
 
-def fit(tokenizer, text: str, rule: str, limit: int) -> str:
-    """The text, or its longest prefix of whole (space-separated) words whose encoding, special tokens included,
-    has at most `limit` tokens."""
+def words(text: str, chinese: bool) -> list[str]:
+    """The text's words with what follows each up to the next: split at spaces, or as jieba cuts Chinese, so
+    "".join(words) is the text (English words keep one space each)."""
+    if chinese:
+        return [text[a:b] for a, b in zh_words.segments(text)]
+    return [w + " " for w in text.split()]
+
+
+def fit(tokenizer, text: str, rule: str, limit: int, chinese: bool = False) -> str:
+    """The text, or its longest prefix of whole words whose encoding, special tokens included, has at most `limit`
+    tokens."""
     def size(t: str) -> int:
         return len(text_input.encode(tokenizer, t, rule).ids)
     if size(text) <= limit:
         return text
-    words = text.split()
-    lo, hi = 0, len(words)              # size of words[:lo] fits, words[:hi] does not
+    parts = words(text, chinese)
+    lo, hi = 0, len(parts)              # size of parts[:lo] fits, parts[:hi] does not
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if size(" ".join(words[:mid])) <= limit else (lo, mid)
-    return " ".join(words[:lo])
+        lo, hi = (mid, hi) if size("".join(parts[:mid]).strip()) <= limit else (lo, mid)
+    return "".join(parts[:lo]).strip()
 
 
-def passages(tokenizer, rule: str, n: int, limit: int) -> list[str]:
+def passages(tokenizer, rule: str, n: int, limit: int, chinese: bool = False) -> list[str]:
     """The first n held-out documents of at least MIN_WORDS words, each fitted to `limit` tokens."""
     out = []
-    for doc in documents():
-        if len(doc.text.split()) >= MIN_WORDS:
-            out.append(fit(tokenizer, doc.text, rule, limit))
+    for doc in documents(chinese):
+        if len(words(doc.text, chinese)) >= MIN_WORDS:
+            out.append(fit(tokenizer, doc.text, rule, limit, chinese))
             if len(out) == n:
                 break
     return out
@@ -73,15 +83,19 @@ def weights_sha256(name: str, meta: dict) -> str:
 def measure(name: str, n: int = DEFAULT_PASSAGES) -> tuple[head_roles.HeadRoles, dict]:
     """(the measurement, its provenance) of a shipped text model on n held-out passages."""
     h = handle.load(name)
+    chinese = languages.reads_chinese(h.meta)
     limit = min(MAX_TOKENS, h.model.config.max_len)
-    texts = passages(h.tokenizer, h.text_rule, n, limit)
+    texts = passages(h.tokenizer, h.text_rule, n, limit, chinese)
     runs = ((r.weights, r.tokens) for r in (h.run(t, logits=False) for t in texts))
     result = head_roles.measure(runs)
-    english = sum(d.lang == "en" for d in real_text.load().heldout)
+    source = ({"corpus": "model/data/zh_text.py (docs/data-card-zh.md)", "lang": "zh",
+               "documents": len(documents(True))} if chinese else
+              {"corpus": "model/data/real_text.py (WordNet 3.0 glosses and examples, English fortunes)", "lang": "en",
+               "documents": len(documents())})
     about = {"model": name, "method": "Clark et al. 2019, What does BERT look at? (model/analysis/head_roles.py)",
-             "source": {"corpus": "model/data/real_text.py (WordNet 3.0 glosses and examples, English fortunes)",
-                        "split": "heldout", "lang": "en", "documents": english,
-                        "selection": f"the held-out English documents shuffled with seed {SEED}; the first "
+             "source": {"corpus": source["corpus"], "split": "heldout", "lang": source["lang"],
+                        "documents": source["documents"],
+                        "selection": f"the held-out documents shuffled with seed {SEED}; the first "
                                      f"{len(texts)} of at least {MIN_WORDS} words, each cut at a word boundary to "
                                      f"fit {limit} tokens with its special tokens"},
              "max_tokens": limit, "weights_sha256": weights_sha256(name, h.meta)}

@@ -8,13 +8,14 @@ import streamlit as st
 import i18n
 from app_pages import _export, _present, _url
 from app_pages._markup import esc, md
-from app_pages._resources import COREF_MODEL, clip_text, device, model_or_stop
+from app_pages._resources import COREF_MODEL, clip_text, device, meta_of, model_for_text, model_or_stop
 from app_pages._runs import HeadAccuracy, coref_head_accuracy, coref_run, realtext_figures
 from app_pages.views import coreference_ablation, coreference_patching, coreference_pronoun, coreference_realtext
 from app_pages.views.coreference_pronoun import pronoun_positions, target
 from i18n import N_, _, joined, ngettext
 from labels import head_label
-from model.coref import coref_models
+from model import languages
+from model.coref import coref_models, has_coref_head
 from model.data import course_world as corpus
 from viz.coref import plot_head_ranking, plot_pair_difference
 from viz.slide import caption_line
@@ -139,7 +140,8 @@ def pair_view(device_name: str, chosen: tuple[int, int], name: str, candidates: 
 def render():
     st.title(_("Coreference: which head points “it” at “restaurant”?"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
-    names = [n for n in coref_models() if n in (COREF_MODEL, "minilm")] or [COREF_MODEL]
+    names = [n for n in coref_models() if n in (COREF_MODEL, "minilm") or languages.reads_chinese(meta_of(n))]
+    names = names or [COREF_MODEL]
     _url.stale_link("coref_model", names, _("the model"), names[0])
     name = st.radio(_("Model"), names, key="coref_model", horizontal=True, bind=BIND, persist_state=KEEP,
                     help=_("The encoder trained here on pronouns, or a real pretrained model run by this app's "
@@ -150,6 +152,9 @@ def render():
     candidates = meta.get("coref_candidates", "all")
     dev = device()
     text = text_box(model)
+    if (stand_in := model_for_text(name, text, has_coref_head)) != name:
+        name, (model, meta) = stand_in, model_or_stop(stand_in)
+        chosen, candidates = tuple(meta["coref_head"]), meta.get("coref_candidates", "all")
     run = coref_run(name, dev, text)
     _flag_unknown(run)
     draw_tabs(run, (name, names, dev), chosen, text, candidates)

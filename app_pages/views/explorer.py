@@ -63,6 +63,8 @@ def _model_and_text() -> tuple[str, str, TextRun]:
     if not text.strip():
         st.warning(_("Type some text to see its attention."))
         st.stop()
+    name = _resources.model_for_text(name, text)
+    max_len = _resources.model_or_stop(name)[0].config.max_len
     run = _runs.explorer_run(name, _resources.device(), text)
     for notice in run.notices:
         st.warning(notice)

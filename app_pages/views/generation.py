@@ -80,13 +80,18 @@ def render():
     draw_tabs(_resources.GPT_MODEL, _resources.device())
 
 
-def prompt_box(gpt: str, tok) -> tuple[str, tuple[int, ...]]:
-    """The prompt every prompt tab reads, and its pieces listed under it. Returns (prompt, ids with [BOS])."""
+def prompt_box() -> str:
+    """The prompt every prompt tab reads (clipped)."""
     prompt = _resources.clip_text(st.text_input(_("Prompt"), DEFAULT_PROMPT, key="gen_prompt",
                                                 bind=_url.text_bind("gen_prompt"), persist_state=KEEP,
                                                 help=_("Any text; the model continues it piece by piece.")),
                                   MAX_PROMPT_CHARS)
     _url.long_text_note("gen_prompt")
+    return prompt
+
+
+def prompt_pieces(gpt: str, tok, prompt: str) -> tuple[int, ...]:
+    """The prompt's ids with [BOS], its pieces listed in a caption."""
     enc = text_input.encode(tok, prompt, _resources.text_rule(gpt))
     # nothing but whitespace typed: an empty prompt, which each prompt tab refuses with a readable message; the page
     # goes on, so the fill-in and objectives tabs (and every pick, kept for the session) are not reset by it
@@ -98,17 +103,20 @@ def prompt_box(gpt: str, tok) -> tuple[str, tuple[int, ...]]:
         st.caption(ngettext("{n} piece after [BOS] (␣ is a space): {pieces}{more}",
                             "{n} pieces after [BOS] (␣ is a space): {pieces}{more}", len(pieces)).format(
             n=len(pieces), pieces=shown, more=more))
-    return prompt, prompt_ids
+    return prompt_ids
 
 
 def prompt_tab(gpt: str):
-    """The decoder, its description and the prompt box, drawn inside a tab that reads the prompt (the fill-in,
-    objectives, chain-rule and in-context tabs read their own texts: no unrelated box above their figures).
-    Returns (model, tokenizer, prompt, prompt ids with [BOS])."""
+    """The prompt box and the decoder that reads it (a Chinese one on mostly Chinese text), with its description,
+    drawn inside a tab that reads the prompt (the fill-in, objectives, chain-rule and in-context tabs read their
+    own texts: no unrelated box above their figures). Returns (model name, model, tokenizer, prompt, prompt ids
+    with [BOS])."""
+    prompt = prompt_box()
+    gpt = _resources.model_for_text(gpt, prompt)
     model, meta = _resources.model_or_stop(gpt)
     tok = _resources.load_tokenizer(gpt)
     st.caption(describe(gpt, meta))
-    return (model, tok, *prompt_box(gpt, tok))
+    return gpt, model, tok, prompt, prompt_pieces(gpt, tok, prompt)
 
 
 def draw_tabs(gpt: str, dev: str):
@@ -120,16 +128,16 @@ def draw_tabs(gpt: str, dev: str):
         labels, key="gen_tab", on_change="rerun", bind=BIND)
     if tab_next.open:
         with tab_next:
-            _model, tok, prompt, prompt_ids = prompt_tab(gpt)
-            next_token(gpt, dev, tok, prompt, prompt_ids)
+            name, _model, tok, prompt, prompt_ids = prompt_tab(gpt)
+            next_token(name, dev, tok, prompt, prompt_ids)
     if tab_gen.open:
         with tab_gen:
-            model, tok, prompt, prompt_ids = prompt_tab(gpt)
-            generation_steps.step_by_step(gpt, dev, tok, model, prompt_ids, prompt)
+            name, model, tok, prompt, prompt_ids = prompt_tab(gpt)
+            generation_steps.step_by_step(name, dev, tok, model, prompt_ids, prompt)
     if tab_beam.open:
         with tab_beam:
-            _model, tok, prompt, prompt_ids = prompt_tab(gpt)
-            generation_beam.beams(gpt, dev, tok, prompt_ids, prompt)
+            name, _model, tok, prompt, prompt_ids = prompt_tab(gpt)
+            generation_beam.beams(name, dev, tok, prompt_ids, prompt)
     if tab_fill.open:
         with tab_fill:
             generation_fill.fill_in(dev)
@@ -145,8 +153,8 @@ def draw_tabs(gpt: str, dev: str):
             incontext.section(dev)
     if tab_lens.open:
         with tab_lens:
-            _model, _tok, prompt, _ids = prompt_tab(gpt)
-            logit_lens.section(gpt, dev, prompt)
+            name, _model, _tok, prompt, _ids = prompt_tab(gpt)
+            logit_lens.section(name, dev, prompt)
 
 
 def next_token(gpt, dev, tok, prompt, prompt_ids):

@@ -54,14 +54,18 @@ def stage_frames(s: steps.HeadSteps, token: int) -> list:
 
 
 # ---- the live model -----------------------------------------------------------------------------
-def live_controls(name: str, model):
-    c = model.config
+def live_controls(name: str):
+    """The text and picks of the live tabs -> (model name, model, text, tokens, hidden states, layer, head, token);
+    on mostly Chinese text a Chinese model stands in for an English one (_resources.model_for_text)."""
     _url.clipped_link_text("steps_text", MAX_CHARS)
     text = _resources.clip_text(st.text_input(_("Text"), DEFAULT_TEXT, key="steps_text", max_chars=MAX_CHARS,
                                               bind=_url.text_bind("steps_text"), persist_state=KEEP))
     if not text.strip():
         st.warning(_("The text is empty; showing the default sentence."))
         text = DEFAULT_TEXT
+    name = _resources.model_for_text(name, text)
+    model, _meta = _resources.model_or_stop(name)
+    c = model.config
     inputs = _runs.step_layer_inputs(name, _resources.device(), text, steps.MAX_TOKENS)
     tokens, notices, hidden = inputs.tokens, inputs.notices, inputs.hidden
     for n in notices:
@@ -84,7 +88,7 @@ def live_controls(name: str, model):
                        persist_state=KEEP)
     token = d.selectbox(_("Query token"), range(T), key="steps_token", format_func=words.__getitem__, bind=BIND,
                         help=_("A word seen again is numbered: “it (2)”."))
-    return text, tokens, hidden, layer, head, token
+    return name, model, text, tokens, hidden, layer, head, token
 
 
 def one_head_section(model, s: steps.HeadSteps, token: int, mask, about: About):
@@ -210,13 +214,13 @@ def render():
                   "default one with `python -m model.train {name}`. The lecture's example and the √d_k tab work "
                   "without a model.").format(name=_resources.DEFAULT_TEXT_MODEL))
     else:
-        model, _meta = _resources.model_or_stop(name)
+        _resources.model_or_stop(name)
         with st.container(border=True):
             st.caption(_("Live model: **{name}** (pick another in the sidebar); these controls drive the tabs "
                          "{tabs} (and the layer and token of {why}).").format(
                 name=name, tabs=_(", ").join(_(t) for t in ("One head", "Multi-head", "The layer", "Causal mask")),
                 why=_("Why √d_k")))
-            text, tokens, hidden, layer, head, token = live_controls(name, model)
+            name, model, text, tokens, hidden, layer, head, token = live_controls(name)
         mask = steps.model_mask(model, len(tokens))
         s = steps.head_steps(model, hidden[layer], layer, head, mask, tokens)
         about = about_head(name, s, text)

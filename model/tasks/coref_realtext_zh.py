@@ -9,9 +9,10 @@ import numpy as np
 from model.data import zh_words
 from model.tasks import coref_realtext
 from model.tasks.coref_realtext import CUED, CUES, Sentence, baseline_hits, first_noun, nearest_noun
+from model.tasks.coreference import CHINESE_PRONOUNS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "coref_realtext_zh.jsonl"
-_PLAIN = ("他", "她", "它", "他们", "她们", "它们")
+_PLAIN = CHINESE_PRONOUNS
 # a segmenter that kept 他的 whole would point at it; jieba reads 他 / 的, and the label points at 他
 PRONOUNS = frozenset(_PLAIN + tuple(p + "的" for p in _PLAIN))
 RULES = {"first_noun": first_noun, "nearest_noun": nearest_noun}

@@ -8,11 +8,15 @@ import numpy as np
 import torch
 
 from model.data import text_input
-from model.data.course_world import PRONOUNS, Sample
+from model.data.course_world import PRONOUNS as ENGLISH_PRONOUNS
+from model.data.course_world import Sample
 from model.data.function_words import FUNCTION_WORDS
 from model.data.word_tokenizer import PAD, split_words
 from model.engine.capture import capturing
 from model.tasks.word_attention import word_attention
+
+CHINESE_PRONOUNS = ("他", "她", "它", "他们", "她们", "它们")      # whole words as jieba cuts them
+PRONOUNS = frozenset(ENGLISH_PRONOUNS + CHINESE_PRONOUNS)
 
 
 def encode(tokenizer, text: str) -> text_input.TextEncoding:
@@ -76,12 +80,13 @@ def pair_accuracy(hits: np.ndarray, samples: list[Sample]) -> float:
     return float(np.mean(list(ok.values())))
 
 
-def baselines(samples: list[Sample]) -> dict[str, float]:
-    """Accuracy of pointing each schema pronoun at the first / the nearest of its two candidate nouns."""
+def baselines(samples: list[Sample], split=split_words) -> dict[str, float]:
+    """Accuracy of pointing each schema pronoun at the first / the nearest of its two candidate nouns; split(text)
+    -> the words the samples' indices count."""
     first, nearest = [], []
     for s in samples:
         r = s.refs[0]
-        words = split_words(s.text)
+        words = split(s.text)
         cands = [words.index(n, 0, r.pronoun_index) for n in s.pair]
         first.append(min(cands) == r.antecedent_index)
         nearest.append(max(cands) == r.antecedent_index)
