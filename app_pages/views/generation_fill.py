@@ -36,7 +36,8 @@ def textbook_example(name: str, dev: str, tok):
 
 
 def fill_in(dev):
-    name = _resources.FILL_MODEL
+    text = fill_text()
+    name = _resources.model_for_text(_resources.FILL_MODEL, text)     # a Chinese encoder on Chinese text
     try:
         _model, enc_meta = _resources.load_model(name, dev)
     except CheckpointError as e:
@@ -44,14 +45,15 @@ def fill_in(dev):
             name=name, why=md(e), command=checkpoints.retrain_hint(name)))
         return
     tok = _resources.load_tokenizer(name)
-    text, hidden, top_k = fill_controls(tok)
+    hidden, top_k = fill_controls(tok, text)
     try:
         fill = _runs.encoder_fill(name, dev, text, hidden, top_k)
     except FillMaskError as e:
         st.error(str(e))
         return
     encoder_sizes(name, enc_meta["config"])
-    textbook_example(name, dev, tok)
+    if name == _resources.FILL_MODEL:                   # the textbook's example is English
+        textbook_example(name, dev, tok)
     st.markdown(_("Input: {pieces}").format(pieces=" ".join(code(visible(t)) for t in fill.tokens)))
     mt, tokens = fill.text, [visible(t) for t in fill.tokens]
     heads = [head_label(i, j) for i in range(fill.weights.shape[0]) for j in range(fill.weights.shape[1])]
@@ -65,12 +67,17 @@ def fill_in(dev):
                       for m, pos in enumerate(mt.masked) if m >= MAX_FILL_SHOWN], hide_index=True, key="fill_rest")
 
 
-def fill_controls(tok) -> tuple[str, tuple[int, ...], int]:
-    """The text, the words to hide and how many predictions to show. Returns (text, hidden word indices, top k)."""
+def fill_text() -> str:
+    """The text box of the fill-in (clipped)."""
     text = _resources.clip_text(st.text_input(_("Text (type [MASK] or <mask> anywhere, or pick words below)"),
                                               DEFAULT_FILL, key="fill_text", bind=_url.text_bind("fill_text"),
                                               persist_state=KEEP), MAX_FILL_CHARS)
     _url.long_text_note("fill_text")
+    return text
+
+
+def fill_controls(tok, text: str) -> tuple[tuple[int, ...], int]:
+    """The words of `text` to hide and how many predictions to show. Returns (hidden word indices, top k)."""
     words = encode_with_masks(tok, text)
     labels = _url.word_labels(words.words)         # picked by word ("the (2)"), so a link survives a new tokenizer
     _url.stale_picks("fill_words", labels, _("the words"))
@@ -81,7 +88,7 @@ def fill_controls(tok) -> tuple[str, tuple[int, ...], int]:
                                    "again is numbered: “the (2)”."))
     _url.stale_number("fill_k", 3, 15, _("predictions per masked piece"), 8)
     top_k = st.slider(_("Predictions per masked piece"), 3, 15, 8, key="fill_k", bind=BIND, persist_state=KEEP)
-    return text, tuple(labels.index(p) for p in picked if p in labels), top_k
+    return tuple(labels.index(p) for p in picked if p in labels), top_k
 
 
 def encoder_sizes(name: str, c: dict):
