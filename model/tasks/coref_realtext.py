@@ -102,21 +102,21 @@ def resolves(words: np.ndarray, s: Sentence) -> np.ndarray:
     return np.asarray(s.candidates)[row.argmax(-1)] == s.antecedent
 
 
-def sentence_hits(model, tokenizer, sentences: list[Sentence]) -> np.ndarray:
+def sentence_hits(model, tokenizer, sentences: list[Sentence], words=split_words) -> np.ndarray:
     """(L, H, S) bool: resolves() of every head on every sentence. ValueError when the tokenizer's words do not
-    line up with split_words (the labels would point at other words)."""
+    line up with words(text), the words the labels count (they would point at other words)."""
     hits = []
     for w, s in zip(word_weights(model, tokenizer, [s.text for s in sentences]), sentences):
-        if w.shape[-1] != len(split_words(s.text)) + 2:
-            raise ValueError(f"sentence {s.id}: the tokenizer reads {w.shape[-1] - 2} words, split_words "
-                             f"{len(split_words(s.text))}: {s.text!r}")
+        if w.shape[-1] != len(words(s.text)) + 2:
+            raise ValueError(f"sentence {s.id}: the tokenizer reads {w.shape[-1] - 2} words, the labels "
+                             f"{len(words(s.text))}: {s.text!r}")
         hits.append(resolves(w, s))
     return np.stack(hits, axis=-1)
 
 
-def head_scores(model, tokenizer, sentences: list[Sentence]) -> np.ndarray:
-    """(L, H) float: each head's accuracy over the sentences."""
-    return sentence_hits(model, tokenizer, sentences).mean(-1)
+def head_scores(model, tokenizer, sentences: list[Sentence], words=split_words) -> np.ndarray:
+    """(L, H) float: each head's accuracy over the sentences (words as for sentence_hits)."""
+    return sentence_hits(model, tokenizer, sentences, words).mean(-1)
 
 
 def best_head(scores: np.ndarray) -> list[int]:
@@ -168,12 +168,14 @@ def _test_figures(hits: np.ndarray, sentences: list[Sentence]) -> dict:
     return out
 
 
-def report(model, tokenizer, head: list[int] | None = None, sentences: list[Sentence] | None = None) -> dict:
+def report(model, tokenizer, head: list[int] | None = None, sentences: list[Sentence] | None = None,
+           words=split_words) -> dict:
     """Figures of the set for one model: the head (chosen on dev unless given), its dev and test accuracy, a
     95% Wilson interval on test, accuracy and both baselines on test per cue, for the cued cues together and
-    for Winograd pairs. Accuracies are floats rounded to 4 decimals; the head is [layer, head]."""
+    for Winograd pairs. Accuracies are floats rounded to 4 decimals; the head is [layer, head]. sentences: another
+    set (default: this one) whose indices count words(text) (as for sentence_hits)."""
     sentences = load() if sentences is None else sentences
-    hits = sentence_hits(model, tokenizer, sentences)                         # (L, H, S)
+    hits = sentence_hits(model, tokenizer, sentences, words)                  # (L, H, S)
     dev = np.array([s.split == "dev" for s in sentences])
     head = best_head(hits[..., dev].mean(-1)) if head is None else [int(head[0]), int(head[1])]
     chosen = hits[head[0], head[1]]                                           # (S,)

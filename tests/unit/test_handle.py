@@ -24,6 +24,7 @@ SHIPPED_KINDS = {
     "sparse_encoder": "sparse_encoder", "minilm": "encoder", "translator": "encoder_decoder",
     "incontext_copy": "decoder", "relative_digits": "encoder", "vit_digits": "vit", "vit_scenes": "vit",
     "swin_digits": "swin", "swin_scenes": "swin", "davit_digits": "davit", "imagegpt_digits": "imagegpt",
+    "zh_gpt": "decoder", "zh_encoder": "encoder", "zh_coref": "coref_encoder", "translator_zh_en": "encoder_decoder",
 }
 TEXT = "the cat sat on the mat"
 SWIN = dict(image_size=8, channels=1, patch_size=1, n_classes=3, d_model=8, depths=(2, 2), heads=(2, 2), window=4)

@@ -44,22 +44,24 @@ RECIPE = dict(init="general_encoder", budget_min=25, checkpoint_min=5, batch=32,
               corpus="model.data.real_text (train split) + model.data.course_world")
 
 
-def encode_samples(tok, samples) -> list[tuple[list[int], list[tuple[int, int]], list[int]]]:
+def encode_samples(tok, samples, split=split_words,
+                   pronouns=corpus.PRONOUNS) -> list[tuple[list[int], list[tuple[int, int]], list[int]]]:
     """-> (ids with [CLS]/[SEP], [(pronoun's first piece position, antecedent's first piece id)], positions of
     every piece of every pronoun word) per sample. A reference whose antecedent begins with the same piece as
     another candidate of the sample ("landlord", "landlady") has no cloze target: the first piece would not tell
-    them apart."""
+    them apart. split(text) -> the words the samples' indices count (the encoding's words without [CLS] and
+    [SEP]); pronouns: the words whose pieces are never masked."""
     out = []
     for s in samples:
         enc = text_input.encode(tok, s.text, "cls_sep")
-        words = split_words(s.text)
+        words = split(s.text)
         first = {w: enc.ids[enc.words[words.index(w) + 1][0]] for w in s.pair if w in words}
         refs = []
         for r in s.refs:
             target = enc.ids[enc.words[r.antecedent_index + 1][0]]
             if not any(t == target for w, t in first.items() if w != r.antecedent):
                 refs.append((enc.words[r.pronoun_index + 1][0], target))
-        spared = [p for i, w in enumerate(words) if w in corpus.PRONOUNS for p in enc.words[i + 1]]
+        spared = [p for i, w in enumerate(words) if w in pronouns for p in enc.words[i + 1]]
         out.append((enc.ids, refs, spared))
     return out
 
@@ -94,13 +96,13 @@ def loss_fn(model: CorefEncoder, batch: dict):
     return loss, int((course["inputs"] != bpe.PAD).sum()) + real_inputs.numel()
 
 
-def initial_model() -> CorefEncoder:
-    """A CorefEncoder of general_encoder's size holding its shipped weights (the cloze head fresh), tied."""
-    base, meta = checkpoints.load(RECIPE["init"])
+def initial_model(init: str = RECIPE["init"]) -> CorefEncoder:
+    """A CorefEncoder of the shipped encoder `init`'s size holding its weights (the cloze head fresh), tied."""
+    base, meta = checkpoints.load(init)
     model = CorefEncoder(base.config)
     missing, unexpected = model.load_state_dict(base.state_dict(), strict=False)
     if unexpected or any(not k.startswith("cloze_head.") for k in missing):
-        raise ValueError(f"{RECIPE['init']} does not fit a CorefEncoder: missing {missing}, unexpected {unexpected}")
+        raise ValueError(f"{init} does not fit a CorefEncoder: missing {missing}, unexpected {unexpected}")
     return resumable.tie(model)
 
 
@@ -113,6 +115,14 @@ def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
     r["init_steps"] = checkpoints.read_meta(r["init"])["recipe"].get("steps_done")
     items = encode_samples(tok, corpus.training_samples(r["samples"], seed, r["mixture"]))
     real = rtb.stream(rtb.encode_split(tok, "train"), "encoder", seed)
+    return finish(model, run(NAME, model, len(tok), items, real, r, folder))
+
+
+def run(name: str, model: CorefEncoder, vocab_size: int, items: list, real, r: dict, folder: Path | None) -> dict:
+    """One budgeted, resumable run (model/training/resumable.py) of the three losses: each step r["batch"] encoded
+    course samples (encode_samples) and r["real_batch"] masked windows of the real-text id stream `real`, seeded
+    from r["seed"] and the run's steps. Returns the run's state."""
+    seed = r["seed"]
 
     def make_batches(state):
         rng = np.random.default_rng(seed + state["steps"])
@@ -121,12 +131,12 @@ def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
 
         def next_batch(step):
             picked = [items[i] for i in rng.integers(0, len(items), r["batch"])]
-            return {"course": collate(picked, len(tok), gen, r["mask_prob"]),
-                    "real": rtb.mask_for_mlm(windows.batch(r["real_batch"]), len(tok), gen, r["real_mask_prob"])}
+            return {"course": collate(picked, vocab_size, gen, r["mask_prob"]),
+                    "real": rtb.mask_for_mlm(windows.batch(r["real_batch"]), vocab_size, gen, r["real_mask_prob"])}
         return next_batch
 
-    state, _ = resumable.run(NAME, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
-    return finish(model, state)
+    state, _ = resumable.run(name, model, make_batches, loss_fn, r, Path(folder or real_text.cache_dir()))
+    return state
 
 
 def finish(model: CorefEncoder, state: dict) -> dict:
@@ -135,9 +145,15 @@ def finish(model: CorefEncoder, state: dict) -> dict:
     shipped = resumable.untied(model).half().float().eval()
     head = choose_head(shipped, tok)
     found = {**metrics(shipped, tok, head), **coref_realtext.report(shipped, tok)}
+    return save(NAME, shipped, tok, head, state, found)
+
+
+def save(name: str, shipped: CorefEncoder, tok, head: list[int], state: dict, found: dict) -> dict:
+    """Write assets/<name>.* (float16 weights, the tokenizer, the chosen head, the recipe with the run's state and
+    the metrics found) and print the metrics; returns them."""
     r = state["recipe"]
-    checkpoints.save(NAME, shipped.half(), {
-        "arch": "model.architectures.coref_encoder:CorefEncoder", "config": model.config.to_dict(),
+    checkpoints.save(name, shipped.half(), {
+        "arch": "model.architectures.coref_encoder:CorefEncoder", "config": shipped.config.to_dict(),
         "tokenizer": tok.to_dict(), "text_input": "cls_sep", "modality": "text", "coref_head": head,
         "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
                    "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
@@ -165,10 +181,11 @@ def choose_head(model, tok) -> list[int]:
 
 
 @torch.inference_mode()
-def course_mlm_accuracy(model, tok, samples, seed: int = 0) -> float:
-    """Accuracy of the masked-LM head at masked pieces of course-world texts (BERT masking, fixed seed)."""
+def course_mlm_accuracy(model, tok, samples, seed: int = 0, split=split_words, pronouns=corpus.PRONOUNS) -> float:
+    """Accuracy of the masked-LM head at masked pieces of course-world texts (BERT masking, fixed seed); split and
+    pronouns as for encode_samples."""
     gen = torch.Generator().manual_seed(seed)
-    batch = collate(encode_samples(tok, samples), len(tok), gen, RECIPE["mask_prob"])
+    batch = collate(encode_samples(tok, samples, split, pronouns), len(tok), gen, RECIPE["mask_prob"])
     x = model.encode(batch["inputs"], mask=model.padding_mask(batch["inputs"])).x
     sel = batch["labels"] != -100
     return float((model.lm_head(x[sel]).argmax(-1) == batch["labels"][sel]).float().mean())
@@ -207,17 +224,18 @@ def metrics(model, tok, head: list[int]) -> dict:
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
 
 
-def agreement_metrics(model, tok, head: list[int], n: int) -> dict:
+def agreement_metrics(model, tok, head: list[int], n: int, world=corpus) -> dict:
     """One head on the agreement sentences: per cue with names and nouns training never saw, all cues in the
-    held-out frames, and minimal-pair accuracy over both (each pair flips the pronoun's gender, number or form)."""
+    held-out frames, and minimal-pair accuracy over both (each pair flips the pronoun's gender, number or form).
+    world: the course world module (its CUES and agreement_samples)."""
     layer, h = head
     out, hits, samples = {}, [], []
-    for cue in corpus.CUES:
-        held = corpus.agreement_samples("heldout_pairs", n // 3, cues=(cue,))
+    for cue in world.CUES:
+        held = world.agreement_samples("heldout_pairs", n // 3, cues=(cue,))
         hits.append(ref_hits(model, tok, held)[layer, h])
         samples += held
         out[f"coref_acc_heldout_{cue}"] = float(hits[-1].mean())
-    frames = corpus.agreement_samples("heldout_frames", n // 3)
+    frames = world.agreement_samples("heldout_frames", n // 3)
     hits.append(ref_hits(model, tok, frames)[layer, h])
     out["coref_acc_heldout_frames_agreement"] = float(hits[-1].mean())
     out["coref_pair_acc_heldout_agreement"] = pair_accuracy(np.concatenate(hits), samples + frames)
