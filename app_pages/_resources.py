@@ -252,11 +252,11 @@ def model_for_text(name: str, text: str, fits=lambda meta: True) -> str:
     stand_in = languages.chinese_stand_in(meta_of(name), shipped_meta())
     if stand_in is None or not fits(meta_of(stand_in)):
         return name
-    keep = st.toggle(_("Keep {name} on Chinese text").format(name=name), False, key=f"keep_english_{name}",
-                     help=_("{name} was trained on English; on Chinese it falls apart into bytes. On: run it "
-                            "anyway, to compare.").format(name=name))
-    if keep:
+    notice = st.empty()                                  # above the switch that undoes it
+    if st.toggle(_("Keep {name} on Chinese text").format(name=name), False, key=f"keep_english_{name}",
+                 help=_("{name} was trained on English; on Chinese it falls apart into bytes. On: run it anyway, "
+                        "to compare.").format(name=name)):
         return name
-    st.info(_("The text is mostly Chinese, so this page runs **{zh}**, trained on modern Chinese, instead of "
-              "**{name}**.").format(zh=stand_in, name=name), icon=":material/translate:")
+    notice.info(_("The text is mostly Chinese, so this page runs **{zh}**, trained on modern Chinese, instead of "
+                  "**{name}**.").format(zh=stand_in, name=name), icon=":material/translate:")
     return stand_in

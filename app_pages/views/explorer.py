@@ -15,6 +15,7 @@ from labels import head_only, layer_label
 from model import checkpoints
 from model.analysis import head_roles, head_stats
 from model.data import course_world as corpus
+from model.tasks import coreference
 from model.tasks.results import TextRun
 from runtime import first_view
 
@@ -105,7 +106,7 @@ def _valid_picks(tokens, L: int, H: int):
     """Keep the picks in the session within this run's layers, heads and tokens (a link from another model or a
     new text names others); the token starts on the first pronoun."""
     N = len(tokens)
-    pronoun = next((i for i, t in enumerate(tokens) if t.strip().lower() in head_stats.PRONOUNS), 0)
+    pronoun = next((i for i, t in enumerate(tokens) if t.strip().lower() in coreference.PRONOUNS), 0)
     words = _url.word_labels(tokens)              # the token is picked by word: a link survives a new tokenizer
     _url.stale_link("explorer_layer", [layer_label(i) for i in range(L)], _("layer"), layer_label(0))
     _url.stale_link("explorer_head", [head_only(i) for i in range(H)], _("head"), head_only(0))

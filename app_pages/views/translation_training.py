@@ -5,8 +5,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app_pages import _export, _resources, _runs, _url
-from app_pages.views.translation_controls import MEAN, METHODS, TRANSLATOR, too_long, which
+from app_pages import _export, _runs, _url
+from app_pages.views import translation_direction
+from app_pages.views.translation_controls import MEAN, METHODS, too_long, which
+from app_pages.views.translation_direction import EN_ZH, Direction
 from i18n import N_, _
 from labels import layer_label
 from model.data.word_tokenizer import EOS
@@ -25,40 +27,43 @@ def four_digits() -> dict:
     return {_(c): st.column_config.NumberColumn(format="%.4f") for c in FOUR_DIGITS}
 
 
-def training_vs_inference(dev: str, text: str, run, layer: int, reference: str | None, about):
-    _src_tok, tgt_tok = _resources.translator_tokenizers()
+def training_vs_inference(dev: str, text: str, run, layer: int, reference: str | None, about,
+                          direction: Direction = EN_ZH):
+    _src_tok, tgt_tok = translation_direction.tokenizers(direction)
+    name = direction.model
     default = reference or run.output
     if st.session_state.get("tr_forced_for") != text:        # another sentence: its own target (a link's wins)
         st.session_state["tr_forced_for"] = text
         st.session_state["tr_forced"] = default
     too_long("tr_forced", FORCED_MAX)
+    edit = (_("Edit it (say cat → dog): training always feeds the true earlier tokens, whatever the model would have "
+              "written.") if direction.chinese_source else
+            _("Edit it (say 餐厅 → 银行): training always feeds the true earlier tokens, whatever the model would have "
+              "written."))
     forced_text = st.text_input(_("Target fed to the decoder in training (teacher forcing)"), max_chars=FORCED_MAX,
-                                key="tr_forced", bind=BIND, persist_state=KEEP,
-                                help=_("Edit it (say 餐厅 → 银行): training always feeds the true earlier tokens, "
-                                       "whatever the model would have written."))
+                                key="tr_forced", bind=BIND, persist_state=KEEP, help=edit)
     try:
-        forced = _runs.translation_run(_resources.TRANSLATOR, dev, text, "greedy", 1,
-                                       tuple(target_ids(tgt_tok, forced_text)))
+        forced = _runs.translation_run(name, dev, text, "greedy", 1, tuple(target_ids(tgt_tok, forced_text)))
     except SourceError as e:
         st.error(str(e))
         return
-    steps = _runs.translation_steps(_resources.TRANSLATOR, dev, text)
+    steps = _runs.translation_steps(name, dev, text)
     left, right = st.columns(2)
     with left:
-        teacher_forcing(forced, tgt_tok, layer, f"{text} → {forced_text}")
+        teacher_forcing(forced, tgt_tok, layer, f"{text} → {forced_text}", name)
     with right:
-        written = inference(steps, tgt_tok, run, layer, about)
-    own = _runs.translation_run(_resources.TRANSLATOR, dev, text, "greedy", 1, tuple(steps.ids))
+        written = inference(steps, tgt_tok, run, layer, about, name, " " if direction.chinese_source else "")
+    own = _runs.translation_run(name, dev, text, "greedy", 1, tuple(steps.ids))
     diff = float(np.abs(own.cross_weights.transpose(2, 0, 1, 3) - steps.cross).max())
     st.info(_("Forcing the model's own greedy output gives the same cross-attention as decoding step by step: max "
               "|difference| = {diff} over every layer, head and step. Training and inference differ only in what is "
               "fed back: the true token or the model's own.").format(diff=f"{diff:.1e}"))
     _export.chart(plot_step_probs(steps.probs, tokens=written, title=_("Probability of each token written")),
-                  width="stretch", key="tr_step_probs", name=(TRANSLATOR, "greedy_steps_probabilities"),
+                  width="stretch", key="tr_step_probs", name=(name, "greedy_steps_probabilities"),
                   caption=about(_(METHODS["greedy"])))
 
 
-def teacher_forcing(forced, tgt_tok, layer: int, pair: str):
+def teacher_forcing(forced, tgt_tok, layer: int, pair: str, name: str):
     """Training: the forced target's predictions position by position, and the layer's mean cross-attention;
     pair: "sentence → forced target" for the slides' caption."""
     st.markdown("#### " + _("Training: teacher forcing"))
@@ -78,26 +83,26 @@ def teacher_forcing(forced, tgt_tok, layer: int, pair: str):
                                y_labels=forced.written, x_title=_("source word"), y_title=_("target (forced)"),
                                value_name=_("weight"), title=mean_title),
                   width="stretch", key="tr_forced_cross", main=True,
-                  name=(TRANSLATOR, f"{layer_label(layer)}mean", "teacher_forcing_cross_attention"),
-                  caption=caption_line(TRANSLATOR, which(layer, MEAN), text=pair))
+                  name=(name, f"{layer_label(layer)}mean", "teacher_forcing_cross_attention"),
+                  caption=caption_line(name, which(layer, MEAN), text=pair))
 
 
-def inference(steps, tgt_tok, run, layer: int, about) -> list[str]:
-    """Inference: greedy decoding step by step, and each step's cross-attention row. Returns the tokens written,
-    [EOS] last."""
+def inference(steps, tgt_tok, run, layer: int, about, name: str, space: str) -> list[str]:
+    """Inference: greedy decoding step by step, and each step's cross-attention row; space: what separates the
+    target's tokens ("" for Chinese characters, " " for English words). Returns the tokens written, [EOS] last."""
     st.markdown("#### " + _("Inference: one token at a time"))
     st.caption(_("Greedy decoding: each step feeds back the token just written; earlier keys and values "
                  "are cached, so a step computes only its own new row."))
     written = [tgt_tok.vocab[i] for i in steps.ids] + ["[EOS]"]
     st.dataframe(pd.DataFrame({
         _("step"): range(1, len(written) + 1),
-        _("sees"): ["[BOS]" + "".join(written[:i]) for i in range(len(written))],
+        _("sees"): [space.join(["[BOS]", *written[:i]]) for i in range(len(written))],
         _("writes"): written, _(FOUR_DIGITS[1]): steps.probs}), hide_index=True, column_config=four_digits())
     _export.chart(plot_heatmap(steps.cross[:, layer].mean(1), x_labels=run.src_tokens, y_labels=written,
                                x_title=_("source word"), y_title=_("step writes"), value_name=_("weight"),
                                title=_("Cross-attention row of each step, {layer}, mean").format(
                                    layer=layer_label(layer))),
                   width="stretch", key="tr_steps_cross",
-                  name=(TRANSLATOR, f"{layer_label(layer)}mean", "greedy_steps_cross_attention"),
+                  name=(name, f"{layer_label(layer)}mean", "greedy_steps_cross_attention"),
                   caption=about(f"{which(layer, MEAN)}, {_(METHODS['greedy'])}"))
     return written

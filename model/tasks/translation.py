@@ -3,7 +3,9 @@ decode one token at a time (greedy with a key/value cache, or beam search), or r
 at once under the causal mask (teacher forcing, as in training). Every run captures encoder
 self-attention, decoder masked self-attention and cross-attention (decoder queries, encoder keys).
 
-Also: the out-of-vocabulary check for typed sources, and BLEU-4 on characters (Papineni et al. 2002).
+Either direction: English words in and Chinese characters out (translator), or Chinese characters in and English
+words out (translator_zh_en); the vocabularies say which. Also: the out-of-vocabulary check for typed sources, and
+BLEU-4 on characters (Papineni et al. 2002).
 """
 import contextlib
 import math
@@ -22,7 +24,8 @@ from model.tasks.attention_run import stack_intermediates
 from model.tasks.results import TranslationRun
 
 MAX_SOURCE_CHARS = 400
-MAX_SOURCE_TOKENS = 40
+MAX_SOURCE_TOKENS = 40                # English words
+MAX_SOURCE_CHARACTERS = 60            # Chinese characters (the model reads at most 64 positions)
 NEVER_WRITE = [i for i, s in enumerate(SPECIALS) if s != "[EOS]"]   # [PAD], [UNK], [BOS], ... never generated
 
 
@@ -53,24 +56,35 @@ def known_words(src_tok: WordTokenizer) -> list[str]:
 
 
 def source_ids(src_tok: WordTokenizer, text: str) -> list[int]:
-    """Source ids, or SourceError with a message that says what the translator can read."""
+    """Source ids, or SourceError with a message that says what the translator can read (English words, or
+    Chinese characters when its source vocabulary is one of characters)."""
+    chinese = reads_characters(src_tok)
     text = text.strip()
     if not text:
-        raise SourceError(_("Type an English sentence to translate."))
+        raise SourceError(_("Type a Chinese sentence to translate.") if chinese else
+                          _("Type an English sentence to translate."))
     if len(text) > MAX_SOURCE_CHARS:
         raise SourceError(_("The sentence has {n} characters; the translator reads at most {most}.").format(
             n=len(text), most=MAX_SOURCE_CHARS))
     enc = src_tok.encode(text)
     unknown = sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
+    if unknown and chinese:
+        raise SourceError(_(
+            "The translator only knows the characters of its generated corpus, and these are not among them: "
+            "{unknown}.\n\nIt translates sentences such as “我有一只猫”, “老师喜欢车站附近的餐厅。” or "
+            "“书在哪里？”.\n\nKnown characters: {known}.").format(
+            unknown=", ".join(f"“{w}”" for w in unknown), known=" ".join(known_words(src_tok))))
     if unknown:
         raise SourceError(_(
             "The translator only knows the words of its generated corpus, and these are not among them: {unknown}."
             "\n\nIt translates sentences such as “the teacher likes the restaurant near the station .”, “where is "
             "the book ?” or “is the cake behind the bank ?”.\n\nKnown words: {known}.").format(
             unknown=", ".join(f"“{w}”" for w in unknown), known=", ".join(known_words(src_tok))))
-    if len(enc.ids) > MAX_SOURCE_TOKENS:
-        raise SourceError(_("The sentence has {n} words; the translator reads at most {most}.").format(
-            n=len(enc.ids), most=MAX_SOURCE_TOKENS))
+    most = MAX_SOURCE_CHARACTERS if chinese else MAX_SOURCE_TOKENS
+    if len(enc.ids) > most:
+        raise SourceError((_("The sentence has {n} characters; the translator reads at most {most}.") if chinese else
+                           _("The sentence has {n} words; the translator reads at most {most}.")).format(
+            n=len(enc.ids), most=most))
     return enc.ids
 
 
@@ -168,7 +182,7 @@ def run(model, src_tok: WordTokenizer, tgt_tok: WordTokenizer, text: str, target
     else:
         hyps = beam_search(model, src, width=width)
         target, score = hyps[0].ids, hyps[0].score
-        beams = [(zh_text(tgt_tok, h.ids), h.score, h.finished) for h in hyps]
+        beams = [(target_text(tgt_tok, h.ids), h.score, h.finished) for h in hyps]
     arrays = teacher_forcing(model, src, target)
     written = target + [EOS]
     lp = torch.log_softmax(torch.from_numpy(arrays["logits"]), dim=-1).numpy()
@@ -178,7 +192,7 @@ def run(model, src_tok: WordTokenizer, tgt_tok: WordTokenizer, text: str, target
     return TranslationRun(src_tokens=tuple(src_tok.vocab[i] for i in src),
                           tokens=tuple(["[BOS]"] + [tgt_tok.vocab[i] for i in target]),
                           ids=np.array([BOS] + target), written=tuple(tgt_tok.vocab[i] for i in written),
-                          output=zh_text(tgt_tok, target), target_ids=tuple(target), method=method,
+                          output=target_text(tgt_tok, target), target_ids=tuple(target), method=method,
                           score=score, step_probs=np.exp(step_lp), beams=tuple(beams), **arrays)
 
 
@@ -187,15 +201,33 @@ def zh_text(tgt_tok: WordTokenizer, ids: list[int]) -> str:
     return "".join(tgt_tok.vocab[i] for i in ids if i >= len(SPECIALS))
 
 
+def en_text(tgt_tok: WordTokenizer, ids: list[int]) -> str:
+    """Target ids -> English text as the corpus writes it (words and marks joined by spaces, specials dropped)."""
+    return " ".join(tgt_tok.vocab[i] for i in ids if i >= len(SPECIALS))
+
+
+def reads_characters(tok: WordTokenizer) -> bool:
+    """True for a vocabulary of single Chinese characters (a Chinese side), False for one of English words."""
+    return all(len(w) == 1 and not w.isascii() for w in tok.vocab if w not in SPECIALS)
+
+
+def target_text(tgt_tok: WordTokenizer, ids: list[int]) -> str:
+    """Target ids -> text: Chinese characters joined without spaces, English words with them."""
+    return zh_text(tgt_tok, ids) if reads_characters(tgt_tok) else en_text(tgt_tok, ids)
+
+
 def target_ids(tgt_tok: WordTokenizer, text: str) -> list[int]:
-    """A typed Chinese reference -> ids (one per character); SourceError on characters it lacks."""
+    """A typed reference -> ids (one per Chinese character, or per English word); SourceError on pieces the target
+    vocabulary lacks."""
     enc = tgt_tok.encode(text)
     unknown = sorted({t for t, u in zip(enc.tokens, enc.unknown) if u})
     if unknown:
         raise SourceError(_("The target vocabulary lacks {missing}.").format(
             missing=", ".join(f"“{c}”" for c in unknown)))
     if len(enc.ids) > 2 * MAX_SOURCE_TOKENS:
-        raise SourceError(_("The reference has {n} characters; at most {most} are read.").format(
+        raise SourceError((_("The reference has {n} characters; at most {most} are read.")
+                           if reads_characters(tgt_tok) else
+                           _("The reference has {n} words; at most {most} are read.")).format(
             n=len(enc.ids), most=2 * MAX_SOURCE_TOKENS))
     return enc.ids
 

@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from model import checkpoints
 from model.data import translation_corpus as corpus
 from model.data.word_tokenizer import SPECIALS
 from model.tasks import translation as translate
@@ -159,3 +160,62 @@ def test_a_link_made_in_the_other_language_opens_the_decoding_it_names(lang, met
     at = open_link("translation.py", lang=lang, tr_method=method)
     assert at.radio(key="tr_method").value == "beam search"
     assert not [i for i in infos(at) if i.startswith(("链接要求", "The link asked"))]
+
+
+ZH_EN = "Chinese → English"
+TUTORIAL_MASK = np.tril(np.ones((5, 5), dtype=int))       # the tutorial's 5 × 5 mask over "<Begin> I have a cat"
+
+
+def unnumbered(labels) -> list[str]:
+    """Axis labels without the position the charts add to keep repeated tokens apart ("cat ·4" -> "cat")."""
+    return [re.sub(r" ·\d+$", "", t) for t in labels]
+
+
+@pytest.fixture(scope="module")
+def zh_at():
+    return open_link("translation.py", tr_dir=ZH_EN)
+
+
+def test_the_chinese_direction_opens_on_the_tutorials_sentence_and_translates_it(zh_at):
+    assert zh_at.radio(key="tr_dir").value == ZH_EN
+    assert zh_at.text_input(key="tr_zh_text").value == "我有一只猫"
+    assert any(m.value == "## i have a cat" for m in zh_at.markdown)
+    assert any("the tutorial's example (§5.1), a training sentence, reference i have a cat ✓ exact match" in c.value
+               for c in zh_at.caption)
+    m = checkpoints.read_meta("translator_zh_en")["metrics"]
+    held = (f"exact match {m['exact_match_heldout']:.1%}, BLEU {m['sacrebleu_heldout']:.2f} (sacreBLEU, on the "
+            f"English side) on 740 sentences")
+    assert any(held in c.value for c in zh_at.caption)
+    heads = [t for t in chart(zh_at, "tr_cross_grid")["data"] if t["type"] == "heatmap"]
+    assert unnumbered(heads[0]["x"]) == ["我", "有", "一", "只", "猫"] and unnumbered(heads[0]["y"])[-1] == "[EOS]"
+    assert not [c for c in zh_at.caption if c.value.startswith("The tutorial's example (§5.1)")]
+
+
+def test_the_decoder_tab_draws_the_tutorials_5_by_5_causal_mask(zh_at):
+    zh_at.session_state["tr_tab"] = "Decoder masked self-attention"
+    zh_at.run()
+    assert not zh_at.exception, [e.message for e in zh_at.exception]
+    mask = next(t for t in chart(zh_at, "tr_dec_mask")["data"] if t["type"] == "heatmap")
+    assert np.array_equal(z_of(mask), TUTORIAL_MASK)
+    assert unnumbered(mask["y"]) == unnumbered(mask["x"]) == ["[BOS]", "i", "have", "a", "cat"]
+    assert any("[BOS] → i, i → have, have → a, a → cat, cat → [EOS]. 15 of the 25 cells may attend." in c.value
+               for c in zh_at.caption)
+    zh_at.session_state["tr_tab"] = "Cross-attention"
+    zh_at.run()
+
+
+def test_characters_outside_the_chinese_vocabulary_are_named_calmly_and_not_translated(zh_at):
+    zh_at.text_input(key="tr_zh_text").set_value("我有一只熊猫").run()
+    assert not zh_at.exception and not zh_at.error
+    msg = next(unescaped(i.value) for i in zh_at.info if "Each would be read as [UNK]" in i.value)
+    assert "the characters of its generated corpus, and these are not among them: “熊”." in msg
+    assert not zh_at.get("plotly_chart")
+    zh_at.text_input(key="tr_zh_text").set_value("我有一只猫").run()
+    assert zh_at.get("plotly_chart")
+
+
+def test_chinese_typed_in_the_english_box_points_to_the_other_direction(at):
+    at.text_input(key="tr_text").set_value("我有一只猫").run()
+    msg = next(unescaped(i.value) for i in at.info if "Each would be read as [UNK]" in i.value)
+    assert msg.endswith("To translate Chinese, pick “Chinese → English” above.")
+    at.text_input(key="tr_text").set_value(DEFAULT).run()

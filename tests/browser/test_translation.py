@@ -26,7 +26,8 @@ def test_translation_page_draws_cross_attention_alignment_and_training_vs_infere
     shot(page, "translation_alignment")
 
     panel = open_tab(page, "Decoder masked self-attention")
-    expect(panel.locator('[data-testid="stPlotlyChart"] .heatmaplayer image')).to_have_count(4, timeout=60_000)
+    # the causal mask itself, then the four heads under it
+    expect(panel.locator('[data-testid="stPlotlyChart"] .heatmaplayer image')).to_have_count(5, timeout=60_000)
     shot(page, "translation_decoder_self")
 
     panel = open_tab(page, "Training vs inference")

@@ -71,7 +71,7 @@ def train(seed: int = 0):
     metrics.update(train_steps=len(history), train_cpu_minutes=round(minutes, 2), final_loss=round(history[-1], 4))
     checkpoints.save(NAME, model, {
         "arch": "model.engine.transformer:Transformer", "config": model.config.to_dict(), "modality": "translation",
-        "tokenizer": src_tok.to_dict(), "tgt_tokenizer": tgt_tok.to_dict(),
+        "text_input": "plain", "tokenizer": src_tok.to_dict(), "tgt_tokenizer": tgt_tok.to_dict(),
         "recipe": {**RECIPE, "seed": seed, "corpus": "model.data.translation_corpus"}, "metrics": metrics})
     print(metrics)
 
@@ -102,15 +102,15 @@ def measure(model, src_tok, tgt_tok, pairs=None) -> dict:
             "bleu_heldout": round(translate.bleu(hyps, refs), 4),
             "exact_match_heldout_templates": exact(held_t),
             "exact_match_heldout_combinations": exact([not m for m in held_t]),
-            "heldout_n": len(pairs), **head_measures(model, src_tok, pairs)}
+            "heldout_n": len(pairs), **head_measures(model, src_tok, [p.en for p in pairs])}
 
 
-def head_measures(model, src_tok, pairs, span: int = 16, n_seqs: int = 8) -> dict:
-    """Best previous-token head of the encoder's self-attention on held-out English sources, and its best
-    induction head on random spans of source words (model.analysis.head_scores, as for every text model)."""
+def head_measures(model, src_tok, sources: list[str], span: int = 16, n_seqs: int = 8) -> dict:
+    """Best previous-token head of the encoder's self-attention on held-out sources, and its best induction head
+    on random spans of source tokens (model.analysis.head_scores, as for every text model)."""
     from model.analysis.head_scores import best, induction_scores, text_previous_token_scores
     from model.data.word_tokenizer import SPECIALS
-    prev, prev_at = best(text_previous_token_scores(model, [src_tok.encode(p.en).ids for p in pairs[:48]]))
+    prev, prev_at = best(text_previous_token_scores(model, [src_tok.encode(s).ids for s in sources[:48]]))
     ind, ind_at = best(induction_scores(model, span=span, n_seqs=n_seqs, low=len(SPECIALS)))
     return {"previous_token_score_best": round(prev, 4), "previous_token_head": list(prev_at),
             "induction_score_best": round(ind, 4), "induction_head": list(ind_at)}
