@@ -52,8 +52,8 @@ PAGES = [
      "masked-LM fill-in for the encoder, a sentence's probability by the chain rule, and copying from the "
      "prompt.")),
     PageEntry("translation", N_("Translation"), ":material/translate:",
-     N_("An encoder-decoder translating English to Chinese: cross-attention alignment, teacher forcing "
-     "vs one token at a time.")),
+     N_("Encoder-decoders translating English to Chinese and Chinese to English: cross-attention alignment, "
+     "teacher forcing vs one token at a time.")),
     PageEntry("images", N_("Image patches"), ":material/image:",
      N_("ViT, Swin, DaViT and ImageGPT on handwritten digits and generated scenes: patches, per-head overlays, "
      "rollout, shifted windows and merging stages, channel attention, pixels written one by one.")),

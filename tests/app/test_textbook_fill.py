@@ -30,7 +30,7 @@ def test_the_textbook_example_caption_gives_trains_rank_as_the_encoder_computes_
     assert np.isclose(probs.sum(), 1.0)
 
 
-def test_the_translation_page_says_why_the_tutorials_cat_example_does_not_run():
+def test_the_translation_page_says_the_tutorials_cat_example_runs_the_other_way():
     vocab = checkpoints.read_meta("translator")["tokenizer"]["vocab"]
     missing = [w for w in ("i", "have", "a", "cat") if w not in vocab]
     assert missing                                                  # the example cannot run on this translator

@@ -58,3 +58,9 @@ def test_chinese_text_in_the_explorer_runs_the_chinese_encoder(link):
     page = link("explorer", explorer_text="小猫没有过马路，因为它太累了。")
     expect(page.get_by_text(shown_notice("zh_encoder", "coref_encoder"))).to_be_visible(timeout=120_000)
     page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=120_000)
+
+
+def test_a_chinese_fill_in_runs_the_chinese_encoder(link):
+    page = link("generation", gen_tab=ZH("Fill-in (encoder)"), fill_text="我有一只[MASK]，它喜欢吃鱼。")
+    expect(page.get_by_text(shown_notice("zh_encoder", "general_encoder"))).to_be_visible(timeout=120_000)
+    page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=120_000)
