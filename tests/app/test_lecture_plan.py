@@ -20,7 +20,7 @@ from model.tasks.attention_run import run_text
 from model.tasks.chain_rule import sentence_probability
 from model.tasks.fill_mask import fill_mask
 from model.tasks.generation import next_token_probs
-from tests.app.conftest import open_link, plotly_chart
+from tests.app.conftest import open_link, plotly_chart, trace_z
 
 PLAN = _playlist.prepared(list(lecture.pages()))
 LECTURE_DOC = Path(__file__).resolve().parents[2] / "docs" / "pages" / "lecture.md"
@@ -183,3 +183,17 @@ def test_the_fine_tuning_defaults_are_answered_right_by_the_fine_tuned_models():
     ids, _pieces = finetune_inputs.single(tok, finetune_tasks.DEFAULTS["ft_bin_text"], 64, masks=True)
     with torch.no_grad():
         assert float(ft.full(torch.tensor([ids]))[0, 0]) > 0 and ft.labels[1] == "verb"
+
+
+def test_the_tutorials_decoder_views_run_its_own_sentence_chinese_to_english():
+    """The tutorial's part 5 translates 我有一只猫 into “I have a cat” and draws the decoder's 5 × 5 mask over
+    “<Begin> I have a cat”: its views open the Chinese → English translator on that sentence, the mask as drawn."""
+    tutorial = [v for v in PLAN if v.page == "translation" and v.section.startswith("Tutorial part 5")]
+    assert len(tutorial) == 3 and all(v.query().get("tr_dir") == "Chinese → English" for v in tutorial)
+    (masked,) = [v for v in tutorial if v.query().get("tr_tab") == "Decoder masked self-attention"]
+    at = open_view(masked)
+    assert at.text_input(key="tr_zh_text").value == "我有一只猫"
+    assert any(m.value == "## i have a cat" for m in at.markdown)
+    mask = next(t for t in plotly_chart(at, "tr_dec_mask")["data"] if t["type"] == "heatmap")
+    assert np.array_equal(trace_z(mask), np.tril(np.ones((5, 5))))
+    assert "[BOS] i have a cat" in masked.note and "5 × 5" in masked.note
