@@ -15,7 +15,7 @@ from model import checkpoints
 from model import head_roles as cli
 from model.analysis import head_roles
 from model.checkpoints import CheckpointError
-from model.data import real_text, text_input
+from model.data import real_text, text_input, zh_tokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ("minilm", "coref_encoder", "general_encoder", "general_gpt", "sparse_encoder")
@@ -151,6 +151,20 @@ def test_a_passage_is_cut_at_a_word_boundary_to_fit_with_its_special_tokens():
     assert text.startswith(cut) and enc.tokens[-1] == "[SEP]" and len(enc.ids) <= 40
     assert len(text_input.encode(tok, longer, "cls_sep").ids) > 40
     assert cli.fit(tok, "a short one.", "cls_sep", 40) == "a short one."
+
+
+def test_a_chinese_passage_is_cut_where_jieba_ends_a_word():
+    """Chinese has no spaces: the cut falls between two of jieba's words (the sentence's own segmentation, written
+    out here), never inside 马路 or 小猫."""
+    tok = zh_tokenizer.load()
+    words = ["小猫", "没有", "过", "马路", "，", "因为", "它", "太累", "了", "。"]
+    text = "".join(words) * 6
+    cut = cli.fit(tok, text, "cls_sep", 25, chinese=True)
+    assert text.startswith(cut) and len(text_input.encode(tok, cut, "cls_sep").ids) <= 25
+    ends = {len("".join((words * 6)[:k])) for k in range(61)}          # where each word ends
+    assert len(cut) in ends and 0 < len(cut) < len(text)
+    after = min(e for e in ends if e > len(cut))                      # one more word does not fit
+    assert len(text_input.encode(tok, text[:after], "cls_sep").ids) > 25
 
 
 def _fails(*args: str) -> str:
