@@ -22,6 +22,12 @@ from viz.slide import caption_line
 
 MAX_CHARS = 1200
 OWN = N_("Your own text")
+# the classic examples in Chinese, which run the Chinese coreference model by themselves (never in its training)
+CHINESE_CLASSICS = ((N_("Chinese: the tired kitten"), "小猫没有过马路，因为它太累了。"),
+                    (N_("Chinese: the wide road"), "小猫没有过马路，因为它太宽了。"),
+                    (N_("Chinese: the big trophy"), "奖杯放不进箱子，因为它太大了。"),
+                    (N_("Chinese: the small box"), "奖杯放不进箱子，因为它太小了。"))
+GALLERY = corpus.CLASSICS + CHINESE_CLASSICS
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Ordinary sentences"),
         N_("Head ablation"), N_("Patching")]
@@ -42,11 +48,11 @@ INTRO = {
 def _pick_example():
     title = st.session_state["coref_example"]
     if title != OWN:
-        st.session_state["coref_text"] = dict(corpus.CLASSICS)[title]
+        st.session_state["coref_text"] = dict(GALLERY)[title]
 
 
 def _typed():
-    texts = {t: title for title, t in corpus.CLASSICS}
+    texts = {t: title for title, t in GALLERY}
     st.session_state["coref_example"] = texts.get(st.session_state["coref_text"], OWN)
 
 
@@ -165,9 +171,9 @@ def text_box(model) -> str:
     text."""
     # the selectbox holds English titles and shows them translated, so the URL holds the shown title: a link
     # names its example in the language it was made in, and its name in any language finds the text
-    shown = {title: _(title) for title, _text in corpus.CLASSICS} | {OWN: _(OWN)}
-    examples = {i18n.catalogue(code).gettext(title): text for title, text in corpus.CLASSICS for code in i18n.LANGUAGES}
-    examples |= dict(corpus.CLASSICS)                   # a text alone picks its English title (the option)
+    shown = {title: _(title) for title, _text in GALLERY} | {OWN: _(OWN)}
+    examples = {i18n.catalogue(code).gettext(title): text for title, text in GALLERY for code in i18n.LANGUAGES}
+    examples |= dict(GALLERY)                           # a text alone picks its English title (the option)
     _url.gallery_link("coref_example", "coref_text", examples, OWN)
     st.selectbox(_("Gallery"), list(shown), key="coref_example", on_change=_pick_example, format_func=shown.get,
                  bind=BIND, persist_state=KEEP)

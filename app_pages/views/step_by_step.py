@@ -72,7 +72,7 @@ def live_controls(name: str):
         st.info(md(str(n)))
     T = len(tokens)
     words = _url.word_labels(tokens)              # the token is picked by word: a link survives a new tokenizer
-    first_token = words.index("it") if "it" in words else min(1, T - 1)     # a BPE piece is " it"
+    first_token = next((words.index(w) for w in ("it", "它") if w in words), min(1, T - 1))   # a BPE piece is " it"
     _url.stale_link("steps_layer", [layer_label(i) for i in range(c.n_layers)], _("layer"), layer_label(0))
     _url.stale_link("steps_head", [head_only(i) for i in range(c.n_heads)], _("head"), head_only(0))
     _url.stale_link("steps_token", words, _("the word"), words[first_token])
