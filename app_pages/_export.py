@@ -60,15 +60,16 @@ def slide_svg(fig, caption: str, title: str | None = None) -> bytes:
 
 
 def chart(fig, *, name, caption: str, key: str | None = None, title: str | None = None, where=None,
-          main: bool = False, **kwargs):
+          main: bool = False, share: float = 1.0, **kwargs):
     """st.plotly_chart(fig, key=key, **kwargs) in `where` (a column, a tab; default the page), then the slide
     downloads. name: the file name without extension, or its parts ("coref_encoder", "L3H1", "attention");
     caption: slide.caption_line(model, head, text=...); title: the slide title when the figure has none.
-    main: the page's main figure: while presenting, drawn first at full width (_present.main()).
+    main: the page's main figure: while presenting, drawn first at full width (_present.main()); share: the part of
+    the page's width it is drawn in (1/3 in one of three columns), which presenting sizes its type to.
     Returns what st.plotly_chart returns."""
     top = _present.main() if main else None
     where = top if top is not None else where if where is not None else st
-    fig = _present.figure(fig, main=main)
+    fig = _present.figure(fig, main=main, share=share)
     if _present.mode() is not None and fig.layout.width:      # a square map, as wide as its cells need
         kwargs["width"] = int(fig.layout.width)
     file = stem(name, getattr(caption, "text", None))

@@ -31,8 +31,17 @@ MAP_HEIGHT = 590                # px: a square map fills a 1280 × 720 screen's 
 PAGE_WIDTH = 1240               # px: a figure at full width on a 1280-px screen
 CELL_FONT = 16                  # px: the least size of a number written in a map's cell
 NUMBER_LINE = 1.05              # a row of digits needs this many px per px of font (no descenders)
-DARK = {"paper": "#0e1117", "ink": "#fafafa", "grid": "#31333f", "field": "#262730", "off": "#6b6e7d"}
+DARK = {"paper": "#0e1117", "ink": "#fafafa", "grid": "#31333f", "field": "#262730", "off": "#6b6e7d",
+        "line": "#b8bcc8"}
 
+PHONE_WIDTH = 640               # px: a screen this narrow or narrower is a phone's (Streamlit stacks columns there)
+MODEBAR_PX = 30                 # px: the strip above a figure that holds Plotly's modebar on a phone
+PHONE_CSS = """<style>
+@media (max-width: %(phone)dpx) {
+  [data-testid="stElementContainer"]:has(> [data-testid="stPlotlyChart"]) { padding-top: %(bar)dpx; }
+  [data-testid="stPlotlyChart"] .modebar-container { top: -%(bar)dpx !important; }
+}
+</style>""" % {"phone": PHONE_WIDTH, "bar": MODEBAR_PX}
 _CSS = """
 <style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stHeader"],
@@ -67,7 +76,12 @@ _DARK_CSS = """
 [data-testid="stCheckbox"] label:has(input[role="switch"]:not(:checked)) > div:first-of-type {
   background: %(off)s; }
 [data-testid="stTooltipHoverTarget"] svg, [data-testid="stTooltipHoverTarget"] svg * { stroke: %(ink)s; }
-""" % DARK
+[data-testid="stApp"] span[style*="background"] { color: %(light_ink)s; }
+[data-testid="stTabsScrollRight"] { background-image: linear-gradient(to right, %(paper)s00, %(paper)s 40%%) !important;
+  color: %(ink)s !important; }
+[data-testid="stTabsScrollLeft"] { background-image: linear-gradient(to left, %(paper)s00, %(paper)s 40%%) !important;
+  color: %(ink)s !important; }
+""" % {**DARK, "light_ink": theme.DARK_INK}        # a chip on its own light background (a token) keeps dark ink
 
 
 def _canonical(shown) -> str | None:
@@ -97,10 +111,10 @@ def switch():
 
 
 def style():
-    """The page's CSS while presenting (nothing otherwise)."""
-    if mode() is None:
-        return
-    st.html(_CSS % {"root": round(16 * SCALE), "dark": _DARK_CSS if mode() == "dark" else ""})
+    """The page's CSS: on a phone's narrow screen, Plotly's modebar in a strip of its own above each figure (over
+    the figure it covers the title); while presenting, presentation mode's look."""
+    st.html(PHONE_CSS if mode() is None else
+            PHONE_CSS + _CSS % {"root": round(16 * SCALE), "dark": _DARK_CSS if mode() == "dark" else ""})
 
 
 _run = threading.local()         # .slot: this run's place for the main figure (None: not presenting, or taken)
@@ -121,13 +135,13 @@ def main():
     return place
 
 
-def figure(fig, main: bool = False):
+def figure(fig, main: bool = False, share: float = 1.0):
     """A Plotly figure as presentation mode shows it: type ×SCALE, numbers in cells at least CELL_FONT px, dark
     colours in dark mode, every labelled map's ticks refitted to the larger type (viz.ticks.fit), a square map as
     tall as the screen and only as wide as it needs (layout.width set: draw it at that width); a map of numbers as
     wide as the page and no taller than a square map; main: the page's main figure, no taller than a square map
-    either, so that it fits the first screen under the title; unchanged when not presenting. Returns the figure
-    (changed in place)."""
+    either, so that it fits the first screen under the title; share: the part of the page's width the figure is
+    drawn in (1/3 in one of three columns); unchanged when not presenting. Returns the figure (changed in place)."""
     m = mode()
     if m is None:
         return fig
@@ -140,7 +154,7 @@ def figure(fig, main: bool = False):
         fig.update_layout(legend=dict(yref="container", y=0, yanchor="bottom"))
     if (main or any(t.type == "heatmap" for t in fig.data)) and (fig.layout.height or 0) > MAP_HEIGHT:
         fig.update_layout(height=MAP_HEIGHT)
-    fitted = ticks.fit(fig, font=size, width=PAGE_WIDTH, again=True)
+    fitted = ticks.fit(fig, font=size, width=PAGE_WIDTH * share, again=True)
     numbers = _cell_numbers(fig, size, fitted)
     if one_square_map(fig.data) and not numbers:     # a square map as tall as a 720-px screen allows, cells square
         fig.update_layout(height=MAP_HEIGHT)
@@ -175,7 +189,9 @@ def _cell_numbers(fig, size: float, fitted: ticks.Fitted) -> bool:
 
 
 def _darken(fig):
-    """Dark paper and light ink; a label on its own light box (a highlighted word) keeps dark ink, for contrast."""
+    """Dark paper and light ink; a label on its own light box (a highlighted word) or on a diagram's light block
+    keeps dark ink, for contrast; head colours and faint lines lighter (theme.on_dark), a diagram's arrows on the
+    paper light (theme.lines_on_dark)."""
     fig.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font_color=DARK["ink"],
                       title_font_color=DARK["ink"],          # a title's or legend's own colour would stay dark
                       legend_font_color=DARK["ink"])
@@ -186,3 +202,5 @@ def _darken(fig):
                 title_font_color=DARK["ink"])
     fig.update_xaxes(**axes)
     fig.update_yaxes(**axes)
+    theme.on_dark(fig)
+    theme.lines_on_dark(fig, DARK["line"])         # a diagram: its words on light blocks dark, arrows on paper light

@@ -2,18 +2,23 @@
 (st.switch_page with the view's parameters), in the session's language and presentation mode; a thin bar over the
 page then steps through the playlist: previous and next (← and →, Streamlit's button shortcuts), the view's number
 and title, and the way back to the lecture list. Each view opens on exactly its own inputs, as a new tab would: the
-values this session gave that page's inputs before are forgotten first (_url.forget_inputs).
+values this session gave that page's inputs before are forgotten first (_url.forget_inputs). The view's address
+holds the step (`lecture_walk=N`) and the lecturer's cut of the playlist (`lecture_cut=…`, when there is one), so a
+reload, which starts a new session, puts the bar back on the same step.
 
 While presenting, the bar shares one line with the presentation switch, so the page's main figure keeps its place
 on a 1280 × 720 screen."""
+import re
+
 import streamlit as st
 
-from app_pages import _lecture, _pages, _present, _url
+from app_pages import _lecture, _pages, _playlist, _playlist_link, _present, _url
 from app_pages._markup import md
 from i18n import _
 from runtime import page_inputs
 
 WALK = "_lecture_walk"          # session state: the playlist's step (1-based) this tab shows, while the bar is up
+STEP_PARAM = "lecture_walk"     # the address's parameter holding that step, for a reload
 TITLE_MAX = 80                  # characters of a view's title on the bar, before CSS cuts it to the line
 ONE_LINE = """<style>
 .st-key-walk_where [data-testid="stMarkdownContainer"] { margin: 0; }
@@ -31,7 +36,7 @@ THIN = """<style>
 def go(step: int) -> None:
     """Open the playlist's view `step` (1-based) in this tab, the bar over it. Ends this script run."""
     view = _lecture.playlist()[step - 1]
-    params = _lecture.opened_params(view)
+    params = _lecture.opened_params(view) + walk_params(step)
     _url.forget_inputs(view.page, (k for k, _v in params))
     st.session_state[WALK] = step
     if st.session_state.get(_lecture.STEP) != step:    # (on the lecture list itself it is already)
@@ -51,16 +56,44 @@ def back(step: int) -> None:
     _switch("lecture", _lecture.lecture_params())
 
 
+def walk_params(step: int) -> tuple[tuple[str, str], ...]:
+    """What a walked view's address adds to its own parameters: the step and, for a lecturer's cut that fits a
+    link, the cut."""
+    cut = _lecture.cut_text()
+    return ((STEP_PARAM, str(step)),) + (((_lecture.CUT, cut),) if cut and len(cut) <= _playlist_link.TEXT_MAX
+                                         else ())
+
+
+def _restored() -> int | None:
+    """A session's first run on a walked view's address (a reload, a bookmark): the step it names, the cut it
+    holds made the playlist (the prepared plan when none, or one that cannot be read); None without a step."""
+    raw = st.query_params.get(STEP_PARAM)
+    if raw is None or not re.fullmatch(r"[0-9]{1,4}", str(raw)):      # ASCII digits, a playlist's length at most
+        return None
+    cut = st.query_params.get(_lecture.CUT)
+    if cut is not None and _lecture.LIST not in st.session_state:
+        try:
+            _lecture.keep(_playlist_link.loads(cut, _lecture.plan(), list(_lecture.pages())))
+        except _playlist.PlaylistError:
+            pass                                       # the prepared plan; the step is checked against it below
+    return int(raw)
+
+
 def walking(url_path: str) -> int | None:
-    """The step whose view this page shows while the bar is up; None otherwise (the bar goes once another page
-    runs, the lecture list included)."""
+    """The step whose view this page shows while the bar is up, kept in the session or read back from the address
+    after a reload; None otherwise (the bar goes once another page runs, the lecture list included, and its step
+    leaves the address)."""
     step = st.session_state.get(WALK)
-    if step is None:
+    if step is None and (step := _restored()) is None:
         return None
     views = _lecture.playlist()
     if not 1 <= step <= len(views) or views[step - 1].page != url_path:
-        del st.session_state[WALK]
+        st.session_state.pop(WALK, None)
+        for key in (STEP_PARAM,) if url_path == "lecture" else (STEP_PARAM, _lecture.CUT):   # the list keeps its cut
+            if key in st.query_params:
+                del st.query_params[key]
         return None
+    st.session_state[WALK] = step
     return step
 
 

@@ -6,14 +6,15 @@ from plotly.subplots import make_subplots
 
 from i18n import _
 
+from . import ticks
 from .heatmap import safe_labels
-from .theme import WEIGHT_SCALE, style
+from .theme import FONT, WEIGHT_SCALE, style
 
 
 def plot_heads_side_by_side(weights: np.ndarray, tokens: list[str], titles: list[str], *,
                             title: str | None = None) -> go.Figure:
     """weights (H, T, T): one map per head, in a row, sharing the query axis and one colour scale [0, 1]; titles: H
-    head names."""
+    head names. Every row and column is labelled (ticks.every_label), the font fitted so that none overlap."""
     H, T = weights.shape[0], weights.shape[1]
     if len(titles) != H or weights.shape[2] != T or len(tokens) != T:
         raise ValueError(f"weights {weights.shape}, {len(titles)} titles and {len(tokens)} tokens do not agree")
@@ -26,7 +27,9 @@ def plot_heads_side_by_side(weights: np.ndarray, tokens: list[str], titles: list
                                  meta=titles[h], hovertemplate=hover), row=1, col=h + 1)
     fig.update_layout(coloraxis=dict(colorscale=WEIGHT_SCALE, cmin=0, cmax=1,
                                      colorbar=dict(title=_("weight"), thickness=14)))
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(tickangle=-60)
+    fig.update_yaxes(autorange="reversed", **ticks.every_label(labels))
+    fig.update_xaxes(**ticks.every_label(labels))
     fig.update_yaxes(title=_("query"), row=1, col=1)
-    return style(fig, title, height=max(320, min(540, 16 * T + 200)))      # inside a 720-px screen under a title
+    style(fig, title, height=max(320, min(540, 16 * T + 200)))      # inside a 720-px screen under a title
+    ticks.fit(fig, font=FONT["size"], width=ticks.PAGE_WIDTH)
+    return fig

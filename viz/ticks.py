@@ -93,9 +93,10 @@ def fit(fig: go.Figure, *, font: float, width: float | None = None, again: bool 
     """Shrink the tick font of the first axes' labelled categories (every_label) until neighbours cannot overlap at
     the figure's height and width (layout.width, else `width`; None: as wide as the map needs), never above `font`
     (px); column labels stay upright when each fits its column, else turn vertical. A square map (scaleanchor)
-    counts its side; maps side by side (subplots labelled alike) share the width and get the same font. The figure is
-    marked fitted; again: refit a figure at another size (a page presenting, a slide), only its ticks if it was
-    fitted before, else only the plot area is measured. Changes fig in place; returns the font and the plot area it
+    counts its side; maps side by side (subplots labelled alike) share the width and get the same font, their row
+    labels counted once where they share one query axis. The figure is marked fitted; again: refit a figure at
+    another size (a page presenting, a slide), only its ticks if it was fitted before, else only the plot area is
+    measured. Changes fig in place; returns the font and the plot area it
     leaves (of one map)."""
     mine = not again or fig.layout.meta == MARK
     xa, ya = fig.layout.xaxis, fig.layout.yaxis
@@ -104,6 +105,8 @@ def fit(fig: go.Figure, *, font: float, width: float | None = None, again: bool 
     xs = list(xa.ticktext or ()) if xa in labelled else []
     ys = list(ya.ticktext or ()) if ya in labelled else []
     panels = max(1, sum(1 for axis in labelled if axis.plotly_name.startswith("x") and not axis.overlaying))
+    beside = max(1, sum(1 for axis in labelled if axis.plotly_name.startswith("y") and not axis.overlaying
+                        and axis.showticklabels is not False))       # maps sharing one query axis label it once
     margin = fig.layout.margin
     height = (fig.layout.height or 450) - (margin.t or 0) - (margin.b or 0)
     wide = fig.layout.width or width
@@ -113,7 +116,7 @@ def fit(fig: go.Figure, *, font: float, width: float | None = None, again: bool 
     size, upright = font, True
     for _ in range(4):                          # the labels' extent and the font depend on each other; 4 settle it
         plot_h = height - _x_across(_longest(xs), size, upright) - titles[0]
-        plot_w = (across - panels * (_longest(ys) * CHAR * size + 8 + titles[1])) / panels
+        plot_w = (across - min(panels, beside) * (_longest(ys) * CHAR * size + 8 + titles[1])) / panels
         if ya.scaleanchor == "x":
             plot_h = plot_w = min(plot_h, plot_w)
         pitch_y = plot_h / max(1, len(ys))

@@ -8,7 +8,7 @@ from app_pages._markup import md
 from i18n import N_, _
 from model import kinds
 from model.analysis import published
-from viz.architecture import ACTIVATIONS, architecture_blocks, plot_architecture, taught_on
+from viz.architecture import ACTIVATIONS, LEGEND, architecture_blocks, columns, plot_architecture, taught_on
 from viz.slide import caption_line
 
 KINDS = {"encoder": N_("encoder"), "decoder": N_("decoder (GPT-style)"), "encoder_decoder": N_("encoder-decoder")}
@@ -142,6 +142,11 @@ def parts(model) -> list[tuple[str, str, str]]:
     return [(k, f"{n:,}", f"{n / total:.1%}") for k, n in sorted(counts.items(), key=lambda kv: -kv[1])]
 
 
+def legend_markdown() -> str:
+    """The diagram's "How to read it" (viz.architecture.LEGEND, markup of this app's own) as Markdown."""
+    return _(LEGEND).replace("<b>", "**").replace("</b>", "**").replace("<br>", "  \n")
+
+
 def render():
     st.title(_("Architecture"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
@@ -170,10 +175,18 @@ def render():
     if architecture_blocks(config):
         zoom = _present.SCALE if _present.mode() else 1.0        # presenting: the boxes' type grows with the page's
         fit = _present.MAP_HEIGHT if _present.mode() else None           # and the whole diagram fits the screen
-        _export.chart(plot_architecture(config, zoom=zoom, fit=fit), key="arch_diagram", main=True,
+        place = _present.main() or st.container()      # presenting: the page's first place
+        single = len(columns(config)) == 1             # one stack: the legend beside it, under it on a phone
+        if single:
+            with place:
+                place, legend = st.columns([2.6, 1])
+        _export.chart(plot_architecture(config, zoom=zoom, fit=fit, legend=False), key="arch_diagram",
+                      main=True, where=place,
                       config={"displayModeBar": False}, name=(name, "architecture"),
                       title=_("{name}: the architecture, drawn from its config").format(name=name),
                       caption=caption_line(name, kind_of(meta)))
+        if single:
+            legend.markdown(legend_markdown())
         st.caption(_("Each blue name is a link to the page that teaches that block. Shapes on the arrows: T tokens "
                      "(S in the source of an encoder-decoder), each a vector of d_model numbers."))
     else:

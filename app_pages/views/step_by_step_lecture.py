@@ -28,16 +28,16 @@ def lecture_section():
         for col, name in zip(st.columns(2), pair):
             with col:
                 show(ex[name], f"{name} {ex[name].shape}", lecture, name, row_labels=rows if name == "X" else None,
-                     row_title=_("token") if name == "X" else _("input dimension"), row_prefix="c")
+                     row_title=_("token") if name == "X" else _("input dimension"), row_prefix="c", share=1 / 2)
     with _present.main() or st.container():     # presenting: Q, K and V first, the tab's main figure
         for col, name in zip(st.columns(3), ("Q", "K", "V")):
             with col:
-                show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", lecture, name, row_labels=rows)
+                show(ex[name], f"{name} = X·W_{name} {ex[name].shape}", lecture, name, row_labels=rows, share=1 / 3)
     titles = {"scores": _("QKᵀ"), "scaled": _("QKᵀ/√3"), "weights": _("softmax(QKᵀ/√3)"), "Z": _("Z = weights·V")}
     for pair in (("scores", "scaled"), ("weights", "Z")):
         for col, name in zip(st.columns(2), pair):
             with col:
-                show(ex[name], f"{titles[name]} {ex[name].shape}", lecture, name, row_labels=rows,
+                show(ex[name], f"{titles[name]} {ex[name].shape}", lecture, name, row_labels=rows, share=1 / 2,
                      weights=name == "weights",
                      col_labels=None if name == "Z" else rows, col_title=_("dimension") if name == "Z" else _("key"))
     w, z = ex["weights"][0], ex["Z"][0]

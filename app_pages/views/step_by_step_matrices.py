@@ -66,11 +66,11 @@ class About(NamedTuple):
     caption: str
 
 
-def show(matrix, title, about: About, what: str, main: bool = False, **kw):
+def show(matrix, title, about: About, what: str, main: bool = False, share: float = 1.0, **kw):
     """One matrix (plot_matrix) with its slide exports, named about.stem + what; main: the tab's main figure (first
-    while presenting)."""
+    while presenting); share: the part of the page's width it is drawn in."""
     _export.chart(plot_matrix(matrix, title=title, **kw), width="stretch", name=(*about.stem, what),
-                  caption=about.caption, main=main)
+                  caption=about.caption, main=main, share=share)
 
 
 def agreement_table(diffs: dict):

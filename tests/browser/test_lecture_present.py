@@ -1,7 +1,8 @@
 """Giving the lecture in one tab at 1280 × 720, presenting (light in English, dark in Chinese): O on the lecture page
 opens the view in this tab with present= and lang= kept and the playlist as a bar over it, on the presentation
-switch's line; → and ← step through views of the same page, each with exactly its own inputs; the bar leads back to
-the lecture list on the same view, still presenting."""
+switch's line; → and ← step through views of the same page, each with exactly its own inputs; a reload keeps the bar
+on its step (the address holds it); the bar leads back to the lecture list on the same view, still presenting."""
+import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -25,10 +26,23 @@ def query(page) -> list[tuple[str, str]]:
 
 def expected(view, lang: str, mode: str) -> list[tuple[str, str]]:
     """The address a view opened from the lecture has: its values as the page shows them in `lang`, lang= unless
-    English, and present=, the mode as the switch names it in `lang`."""
+    English, present=, the mode as the switch names it in `lang`, and the playlist's step (the prepared plan: no
+    cut)."""
     say = i18n.catalogue(lang).gettext
     params = [(k, say(v)) for k, v in view.params] + ([("lang", lang)] if lang != "en" else [])
-    return params + [("present", say(mode))]
+    return params + [("present", say(mode)), ("lecture_walk", str(PLAN.index(view) + 1))]
+
+
+def reload_forgiving_probes(page) -> None:
+    """Reload the page. A deep link's first load makes Streamlit probe <page>/_stcore/… (a 404 the browser logs
+    as a console error): only those are forgiven."""
+    probes = []
+    page.on("response", lambda r: probes.append(r.url) if r.status == 404 and re.search(
+        r"/[a-z_]+/_stcore/[a-z-]+$", urlsplit(r.url).path) else None)
+    page.reload()
+    wait_for_app(page, timeout=120_000)
+    for _probe in probes:
+        page.problems.remove(next(p for p in page.problems if "status of 404" in p))
 
 
 def title_top(page) -> float:
@@ -89,6 +103,20 @@ def test_a_view_opened_from_the_lecture_stays_presenting_in_this_tab(page, serve
     wait_for_app(page, timeout=120_000)
     assert sorted(query(page)) == sorted(expected(view, lang, mode))
     bar_on_the_switch_line(page, top)
+
+    reload_forgiving_probes(page)                                          # a new session on the same address
+    expect(page.locator(".st-key-walk_where")).to_contain_text(f"{STEP}/{N}", timeout=120_000)
+    expect(page.get_by_role("heading", name=say(view.title))).to_have_count(0)   # the view, not the lecture list
+    wait_for_app(page, timeout=120_000)
+    assert sorted(query(page)) == sorted(expected(view, lang, mode))
+    expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden()      # still presenting
+    bar_on_the_switch_line(page, top)
+    page.keyboard.press("ArrowRight")                                      # and the bar still steps
+    expect(page.locator(".st-key-walk_where")).to_contain_text(f"{STEP + 1}/{N}", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(".st-key-walk_where")).to_contain_text(f"{STEP}/{N}", timeout=120_000)
+    wait_for_app(page, timeout=120_000)
 
     page.locator(".st-key-walk_list").get_by_role("button").click()        # back to the lecture list
     page.wait_for_url("**/lecture?*", timeout=120_000)

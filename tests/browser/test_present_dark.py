@@ -1,6 +1,7 @@
 """Dark presentation mode on a 1280 × 720 screen, read in a real browser: the coreference arc's highlighted words
 keep a contrast ratio of at least 4.5 : 1 against their boxes (WCAG 2.x AA for text), and the controls are drawn
-for a dark page: help icons visible on it, the heads picker a dark field whose tags carry no dark patches."""
+for a dark page: help icons visible on it, the heads picker a dark field whose tags carry no dark patches, the tab
+bar's scroll fade into the page's own dark colour; and the head view's faintest lines still stand out from it."""
 import re
 
 import pytest
@@ -83,3 +84,48 @@ def test_help_icons_and_the_heads_picker_are_drawn_for_a_dark_page(dark, server_
     assert luminance(picker["field"]) < 0.05, picker                          # a dark field, not a white box
     assert picker["removers"] and all(alpha(c) == 0 for c in picker["removers"]), picker   # no patches behind ×
     assert picker["tags"] and all(ratio(t["ink"], t["tag"]) >= TEXT_AA for t in picker["tags"]), picker
+
+
+SCROLL_FADE = """() => [...document.querySelectorAll('[data-testid^="stTabsScroll"]')].map(b => ({
+  fade: getComputedStyle(b).backgroundImage, icon: getComputedStyle(b).color}))"""
+LINES = """(chart) => [...chart.querySelectorAll('.scatterlayer g.trace')].map(g => {
+  const line = g.querySelector('path.js-line');
+  return line && {stroke: getComputedStyle(line).stroke, opacity: parseFloat(getComputedStyle(g).opacity)};
+}).filter(Boolean)"""
+
+
+def seen(stroke: str, opacity: float) -> str:
+    """A line's colour as drawn on the dark page: its stroke blended with the paper at its opacity."""
+    line, paper = (re.findall(r"[\d.]+", c)[:3] for c in (stroke, PAPER))
+    return "rgb({})".format(", ".join(f"{opacity * float(a) + (1 - opacity) * float(b):.1f}" for a, b in
+                                      zip(line, paper)))
+
+
+def test_the_tab_bars_scroll_fade_and_the_head_views_lines_suit_a_dark_page(dark, server_url):
+    present(dark, server_url, "explorer", "Dark")                # its tabs overflow a 1280-px bar while presenting
+    chart = dark.page.locator('.st-key-explorer_lines [data-testid="stPlotlyChart"]')
+    chart.locator(".scatterlayer").first.wait_for(timeout=120_000)
+    wait_for_app(dark.page)
+    fades = dark.page.evaluate(SCROLL_FADE)
+    assert fades, "the explorer's tabs fit their bar: no scroll fade to measure"
+    for fade in fades:
+        solid = re.findall(r"rgba?\([^)]*\)", fade["fade"])[-1]               # the colour the fade ends in
+        assert alpha(solid) == 1 and ratio(solid, PAPER) < 1.1, fade        # the page's dark, not white
+        assert ratio(fade["icon"], PAPER) >= SHAPE_AA and alpha(fade["icon"]) > 0.9, fade
+    drawn = [ratio(seen(t["stroke"], t["opacity"]), PAPER) for t in chart.evaluate(LINES)]
+    assert len(drawn) >= 4, drawn
+    assert min(drawn) >= 2.0 and max(drawn) >= TEXT_AA, sorted(round(r, 2) for r in drawn)
+
+
+CHIPS = """() => [...document.querySelectorAll('[data-testid="stMarkdown"] span[style*="background"]')]
+  .filter(c => c.textContent.trim()).map(c => ({text: c.firstChild.textContent, ink: getComputedStyle(c).color,
+                                                chip: getComputedStyle(c).backgroundColor}))"""
+
+
+def test_the_tokenization_pieces_are_legible_on_their_light_chips_in_dark(dark, server_url):
+    present(dark, server_url, "tokenization", "Dark")                          # the lecture's views 11, 12 and 33
+    dark.page.locator('[data-testid="stMarkdown"] span[style*="background"]').first.wait_for(timeout=120_000)
+    chips = dark.page.evaluate(CHIPS)
+    assert len(chips) >= 5, chips
+    faint = [(c["text"], round(ratio(c["ink"], c["chip"]), 2)) for c in chips if ratio(c["ink"], c["chip"]) < TEXT_AA]
+    assert not faint, faint

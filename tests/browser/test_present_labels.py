@@ -200,3 +200,88 @@ def test_one_pronoun_labels_no_head_coreference_and_the_page_says_why(screen, se
     said = screen.page.get_by_text("No head is labelled coreference on this text: it has 1 pronoun with an earlier "
                                    "word, and one text needs 3 before a head's habit shows.")
     said.wait_for(timeout=60_000)
+
+
+READ_PANELS = """(chart) => {
+  const gd = chart.querySelector('.js-plotly-plot');
+  const ids = gd.data.filter(t => t.type === 'heatmap').map(t => t.xaxis || 'x');
+  const ticks = cls => [...chart.querySelectorAll(`.${cls} text`)].filter(t => t.textContent.trim()).map(t => {
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, size: parseFloat(getComputedStyle(t).fontSize), top: r.top, bottom: r.bottom,
+            left: r.left, right: r.right};
+  });
+  const z = gd.data[0].z;
+  const rows = z.shape ? Number(String(z.shape).split(',')[0]) : z.length;
+  return {rows, y: ticks('ytick'), panels: ids.map(id => ticks(`${id}tick`)),
+          bottom: chart.getBoundingClientRect().bottom};
+}"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_heads_side_by_side_label_every_token_of_every_head(screen, server_url, mode):
+    present(screen, server_url, "step_by_step?steps_tab=Multi-head", mode)          # the lecture's multi-head view
+    chart = screen.page.locator(f'{MAIN} [data-testid="stPlotlyChart"]').first
+    chart.locator(".heatmaplayer").first.wait_for(timeout=120_000)
+    screen.page.evaluate(TO_TOP)
+    m = chart.evaluate(READ_PANELS)
+    assert len(m["panels"]) >= 2 and m["rows"] >= 15, (len(m["panels"]), m["rows"])
+    every_label_apart({"rows": m["rows"], "y": m["y"], "cols": 0, "x": []}, cols=False)
+    for i, x in enumerate(m["panels"]):
+        assert len(x) == m["rows"], f"head {i}: {len(x)} of {m['rows']} columns labelled"
+        assert not apart(x, "left", "right"), apart(x, "left", "right")
+        assert min(t["size"] for t in x) >= MIN_TICK_PX
+    assert m["bottom"] <= SCREEN["height"]
+
+
+CHAIN = """(chart) => {
+  const box = e => { const r = e.getBoundingClientRect();
+                     return {text: e.textContent, top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  return {titles: [...chart.querySelectorAll('.g-ytitle text, .g-y2title text, .gtitle')].map(box),
+          upper: [...chart.querySelectorAll('.xtick text')].map(box),
+          rows: [...chart.querySelectorAll('.annotation-text')].map(box)};
+}"""
+
+
+def overlapping(a: dict, b: dict) -> bool:
+    return a["left"] < b["right"] - 0.5 and b["left"] < a["right"] - 0.5 and a["top"] < b["bottom"] - 0.5 \
+        and b["top"] < a["bottom"] - 0.5
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_chain_rules_axis_titles_and_slanted_pieces_overlap_nothing(screen, server_url, mode):
+    view = next(v for v in _playlist.prepared(list(lecture.pages())) if ("gen_tab", "Sentence probability")
+                in v.params)                                                  # the lecture's chain-rule view
+    present(screen, server_url, view.url(), mode)
+    chart = screen.page.locator(f'{MAIN} [data-testid="stPlotlyChart"]').first
+    chart.locator(".xtick text").first.wait_for(timeout=120_000)
+    screen.page.evaluate(TO_TOP)
+    m = chart.evaluate(CHAIN)
+    assert len(m["titles"]) == 3 and len(m["rows"]) == 2 and m["upper"], m          # two rows of bars
+    clashes = [(a["text"], b["text"]) for i, a in enumerate(m["titles"]) for b in m["titles"][i + 1:]
+               if overlapping(a, b)]
+    clashes += [(a["text"], b["text"]) for a in m["upper"] for b in m["rows"][1:] if overlapping(a, b)]
+    assert not clashes, clashes
+
+
+CELLS_INSIDE = """(chart) => {
+  const gd = chart.querySelector('.js-plotly-plot');
+  const t = gd.data.find(d => d.type === 'heatmap');
+  const xa = gd._fullLayout.xaxis, cols = (t.z.shape ? String(t.z.shape).split(',').map(Number)[1] : t.z[0].length);
+  const cell = xa._length / cols;                                     // px across one cell
+  return [...chart.querySelectorAll('.heatmaplayer .heatmap-label text')].filter(e => e.textContent.trim())
+    .map(e => ({text: e.textContent, width: e.getBBox().width, cell, size: parseFloat(getComputedStyle(e).fontSize)}));
+}"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_worked_examples_q_k_v_numbers_stay_inside_their_cells(screen, server_url, mode):
+    """Q, K and V side by side in three columns: each map's numbers are written for its third of the page, inside
+    their cells and still at least 16 px (sized for the whole page they overflowed into the next cell)."""
+    present(screen, server_url, "step_by_step?steps_tab=The+lecture%27s+example", mode)
+    charts = screen.page.locator(f'{MAIN} [data-testid="stPlotlyChart"]')
+    charts.nth(2).locator(".heatmaplayer").first.wait_for(timeout=120_000)
+    for k in range(3):
+        numbers = charts.nth(k).evaluate(CELLS_INSIDE)
+        assert len(numbers) == 6                                           # (2, 3): every number written
+        for n in numbers:
+            assert n["width"] <= n["cell"] and n["size"] >= CELL_PX, n

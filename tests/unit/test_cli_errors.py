@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TEXT = "The cat sat on the mat because it was tired."
 CHOICES = ("coref_encoder, davit_digits, finetune_binary, finetune_cls, finetune_nsp, finetune_span, finetune_tag, "
            "general_encoder, general_gpt, imagegpt_digits, incontext_copy, minilm, relative_digits, sparse_encoder, "
-           "swin_digits, swin_scenes, translator, translator_zh_en, vit_digits, vit_scenes, zh_coref, zh_encoder, zh_gpt")
+           "swin_digits, swin_scenes, translator, translator_zh_en, vit_digits, vit_scenes, zh_coref, zh_encoder, "
+           "zh_gpt")
 TEXT_MODELS = ("coref_encoder, general_encoder, general_gpt, incontext_copy, minilm, sparse_encoder, translator, "
                "translator_zh_en, zh_coref, zh_encoder, zh_gpt")
 # Runs a command's module as __main__ with model.checkpoints.ASSETS pointed at another folder first.

@@ -18,3 +18,14 @@ def test_one_map_per_head_in_order_on_one_scale():
 def test_titles_and_tokens_must_match_the_weights():
     with pytest.raises(ValueError, match="do not agree"):
         plot_heads_side_by_side(np.zeros((2, 3, 3)), ["a", "b", "c"], ["L0 H0"])
+
+
+def test_every_head_labels_every_token_and_the_shared_query_axis_once():
+    tokens = [f"w{i}" for i in range(21)]                                     # Plotly alone showed 11 of 21
+    fig = plot_heads_side_by_side(np.full((4, 21, 21), 1 / 21), tokens, [f"L0 H{h}" for h in range(4)])
+    for axis in ("xaxis", "xaxis2", "xaxis3", "xaxis4", "yaxis"):
+        ax = fig.layout[axis]
+        assert ax.tickmode == "array" and list(ax.ticktext) == [f"w{i} ·{i}" for i in range(21)], axis
+    assert fig.layout.yaxis2.showticklabels is False                         # one query axis, on the left
+    # a quarter of a 700-px column holds 21 labels only turned vertical
+    assert fig.layout.xaxis.tickangle == -90 and fig.layout.xaxis.tickfont.size >= 6
