@@ -77,11 +77,13 @@ _DARK_CSS = """
   background: %(off)s; }
 [data-testid="stTooltipHoverTarget"] svg, [data-testid="stTooltipHoverTarget"] svg * { stroke: %(ink)s; }
 [data-testid="stApp"] span[style*="background"] { color: %(light_ink)s; }
+[data-testid="stDataFrame"] { filter: invert(0.9) hue-rotate(180deg); }
 [data-testid="stTabsScrollRight"] { background-image: linear-gradient(to right, %(paper)s00, %(paper)s 40%%) !important;
   color: %(ink)s !important; }
 [data-testid="stTabsScrollLeft"] { background-image: linear-gradient(to left, %(paper)s00, %(paper)s 40%%) !important;
   color: %(ink)s !important; }
 """ % {**DARK, "light_ink": theme.DARK_INK}        # a chip on its own light background (a token) keeps dark ink
+# a table (a canvas Streamlit draws in its own light theme) is inverted, its hues turned back
 
 
 def _canonical(shown) -> str | None:

@@ -2,9 +2,12 @@
 keep a contrast ratio of at least 4.5 : 1 against their boxes (WCAG 2.x AA for text), and the controls are drawn
 for a dark page: help icons visible on it, the heads picker a dark field whose tags carry no dark patches, the tab
 bar's scroll fade into the page's own dark colour; and the head view's faintest lines still stand out from it."""
+import io
 import re
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from tests.browser.conftest import wait_for_app
 from tests.browser.test_present_labels import MAIN, SCREEN, TO_TOP, present
@@ -129,3 +132,16 @@ def test_the_tokenization_pieces_are_legible_on_their_light_chips_in_dark(dark, 
     assert len(chips) >= 5, chips
     faint = [(c["text"], round(ratio(c["ink"], c["chip"]), 2)) for c in chips if ratio(c["ink"], c["chip"]) < TEXT_AA]
     assert not faint, faint
+
+
+def test_a_table_is_dark_on_a_dark_page(dark, server_url):
+    """A table is a canvas Streamlit draws in its light theme: presenting dark, it reads light on dark too (the
+    lecture's view 41, the why-attention page's parameter table), measured on the pixels the browser shows."""
+    present(dark, server_url, "why_attention?why_tab=Parameters+vs+N", "Dark")
+    table = dark.page.locator('[data-testid="stDataFrame"]').first
+    table.wait_for(timeout=120_000)
+    table.scroll_into_view_if_needed()
+    grey = Image.open(io.BytesIO(table.screenshot())).convert("L")
+    pixels = np.asarray(grey, dtype=float) / 255
+    assert pixels.mean() < 0.35, pixels.mean()                    # mostly dark: the background
+    assert (pixels > 0.6).mean() > 0.005                           # light text on it
