@@ -9,7 +9,7 @@ from app_pages._markup import esc, md
 from i18n import _, joined, ngettext
 from labels import file_label, head_label
 from model.analysis.head_stats import antecedent_candidates
-from model.data import course_world as corpus
+from model.tasks import coreference
 from model.tasks.coreference import content_words
 from viz.coref import plot_arrows
 from viz.heatmap import plot_heatmap
@@ -22,8 +22,8 @@ BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and surv
 
 
 def pronoun_positions(words) -> list[int]:
-    """Where the pronouns (it, they, their, …) are among the words."""
-    return [i for i, t in enumerate(words) if t.lower() in corpus.PRONOUNS]
+    """Where the pronouns (it, they, their, …, 他, 她, 它, 他们 …) are among the words."""
+    return [i for i, t in enumerate(words) if t.lower() in coreference.PRONOUNS]
 
 
 def word_place(run, i: int) -> str:

@@ -1,5 +1,9 @@
 """Chinese typed into a page that runs an English model: the page runs the shipped Chinese model of the same kind
 (model/languages.py) and says so in the interface's language; a switch keeps the English model, to compare."""
+import json
+import re
+import subprocess
+import sys
 from urllib.parse import urlencode
 
 import pytest
@@ -64,3 +68,18 @@ def test_a_chinese_fill_in_runs_the_chinese_encoder(link):
     page = link("generation", gen_tab=ZH("Fill-in (encoder)"), fill_text="我有一只[MASK]，它喜欢吃鱼。")
     expect(page.get_by_text(shown_notice("zh_encoder", "general_encoder"))).to_be_visible(timeout=120_000)
     page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=120_000)
+
+
+def test_a_chinese_classic_in_coreference_runs_the_chinese_coreference_model(link):
+    """The gallery's 小猫没有过马路，因为它太累了。 (never in zh_coref's training): the page runs zh_coref, finds 它 as
+    a pronoun and says where its coreference head points it: the whole word `python -m model.coref` names."""
+    text = "小猫没有过马路，因为它太累了。"
+    out = subprocess.run([sys.executable, "-m", "model.coref", text, "--json"], capture_output=True, text=True,
+                         check=True, timeout=300)
+    (answer,) = json.loads(out.stdout)["pronouns"]
+    assert answer["token"] == "它"
+    page = link("coreference", coref_example=ZH("Chinese: the tired kitten"), predict="false")
+    expect(page.get_by_text(shown_notice("zh_coref", "coref_encoder"))).to_be_visible(timeout=120_000)
+    said = page.get_by_text(re.compile("^头 .+（指代消解头")).first
+    expect(said).to_contain_text("把 它（", timeout=120_000)
+    expect(said).to_contain_text(f"指向 {answer['antecedent']}（")
