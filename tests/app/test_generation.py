@@ -128,15 +128,25 @@ def test_continuation_decodes_with_the_prompt():
     assert continuation(tok, ids, 3) == " you"
 
 
-def test_a_chinese_prompt_is_continued_without_unknown_pieces(at, gpt):
-    model, _, tok = gpt
+def test_a_chinese_prompt_is_continued_by_the_chinese_decoder_without_unknown_pieces(at, gpt):
+    """Mostly Chinese: the page says it runs zh_gpt and writes zh_gpt's greedy continuation; switched back, it writes
+    general_gpt's, read in the English BPE's bytes."""
     show(at, "Generate step by step")
     set_prompt(at, "床前明月光")
     assert not at.error and not at.warning
-    ids = text_input.encode(tok, "床前明月光", "bos").ids
-    assert generated(at) == tok.decode(g.generate(model, ids, 24, eos_id=bpe.EOS).ids, skip_special=True)
+    assert any("runs **zh_gpt**" in i.value for i in at.info)
+    zh, zh_meta = checkpoints.load("zh_gpt")
+    zh_tok = text_input.tokenizer_of(zh_meta)
+    ids = text_input.encode(zh_tok, "床前明月光", "bos").ids
+    assert generated(at) == zh_tok.decode(g.generate(zh, ids, 24, eos_id=bpe.EOS).ids, skip_special=True)
     assert generated(at).startswith("床前明月光")
     assert "[UNK]" not in " ".join(texts(at))
+    at.toggle(key="keep_english_general_gpt").set_value(True).run()
+    model, _, tok = gpt
+    ids = text_input.encode(tok, "床前明月光", "bos").ids
+    assert not any("runs **zh_gpt**" in i.value for i in at.info)
+    assert generated(at) == tok.decode(g.generate(model, ids, 24, eos_id=bpe.EOS).ids, skip_special=True)
+    at.toggle(key="keep_english_general_gpt").set_value(False).run()
     set_prompt(at, DEFAULT_PROMPT)
 
 
