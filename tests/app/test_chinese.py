@@ -27,7 +27,7 @@ English Language
 """.split()}                                   # (the language switch names each language in its own words)
 # proper names: authors the explorer cites, an activation function (named like ReLU, which the texts keep), a model
 LATIN_TERMS |= {w.lower() for w in "Clark Abnar Zuidema GELU translator".split()}
-LATIN_TERMS |= {"pr", "exp"}                 # the textbook writes probabilities Pr(t_1, …, t_N) and exp in Latin
+LATIN_TERMS |= {"pr", "exp", "ln"}           # the textbook writes probabilities Pr(t_1, …, t_N), exp and ln in Latin
 LATIN_TERMS |= {"bigbird"}                      # a model's name (Zaheer et al. 2020): the masks page's random pattern
 LATIN_TERMS |= {"minilm"}                       # the pretrained model's name (MiniLM, Wang et al. 2020)
 # the pronoun page's sources: Winograd schemas, Wilson's interval, the sentence-transformers library
