@@ -19,6 +19,7 @@ CHOICES = ("coref_encoder, davit_digits, finetune_binary, finetune_cls, finetune
            "zh_gpt")
 TEXT_MODELS = ("coref_encoder, general_encoder, general_gpt, incontext_copy, minilm, sparse_encoder, translator, "
                "translator_zh_en, zh_coref, zh_encoder, zh_gpt")
+COREF_MODELS = "coref_encoder, minilm, zh_coref"
 # Runs a command's module as __main__ with model.checkpoints.ASSETS pointed at another folder first.
 WITH_ASSETS = ("import runpy, sys; from pathlib import Path; from model import checkpoints; "
                "checkpoints.ASSETS = Path(sys.argv[1]); sys.argv = [sys.argv[2], *sys.argv[3:]]; "
@@ -53,12 +54,12 @@ def _assets_with(tmp_path, *names: str) -> Path:
 def test_coref_takes_only_a_model_with_a_coreference_head(model):
     extra = ["--head", "0", "0"] if model == "general_gpt" else []      # a decoder, even with a head named
     line = _fails("model.coref", TEXT, "--model", model, *extra)
-    assert line == f"error: {model} has no coreference head; models with one: coref_encoder, minilm"
+    assert line == f"error: {model} has no coreference head; models with one: {COREF_MODELS}"
 
 
 def test_coref_refuses_an_unknown_model_and_a_path():
     line = _fails("model.coref", TEXT, "--model", "../assets/coref_encoder")
-    assert line == "error: no model '../assets/coref_encoder'; models with a coreference head: coref_encoder, minilm"
+    assert line == f"error: no model '../assets/coref_encoder'; models with a coreference head: {COREF_MODELS}"
 
 
 def test_coref_usage_errors_are_one_line():
