@@ -58,9 +58,9 @@ def test_english_text_keeps_the_english_model(link):
     expect(page.get_by_text(shown_notice("zh_gpt", "general_gpt"))).to_have_count(0)
 
 
-def test_chinese_text_in_the_explorer_runs_the_chinese_encoder(link):
+def test_chinese_text_in_the_explorer_runs_the_chinese_coreference_encoder(link):
     page = link("explorer", explorer_text="小猫没有过马路，因为它太累了。")
-    expect(page.get_by_text(shown_notice("zh_encoder", "coref_encoder"))).to_be_visible(timeout=120_000)
+    expect(page.get_by_text(shown_notice("zh_coref", "coref_encoder"))).to_be_visible(timeout=120_000)
     page.locator('[data-testid="stPlotlyChart"]').first.wait_for(timeout=120_000)
 
 
