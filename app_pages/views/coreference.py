@@ -146,8 +146,7 @@ def pair_view(device_name: str, chosen: tuple[int, int], name: str, candidates: 
 def render():
     st.title(_("Coreference: which head points “it” at “restaurant”?"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
-    names = [n for n in coref_models() if n in (COREF_MODEL, "minilm") or languages.reads_chinese(meta_of(n))]
-    names = names or [COREF_MODEL]
+    names = [n for n in coref_models() if n in (COREF_MODEL, "minilm")] or [COREF_MODEL]
     _url.stale_link("coref_model", names, _("the model"), names[0])
     name = st.radio(_("Model"), names, key="coref_model", horizontal=True, bind=BIND, persist_state=KEEP,
                     help=_("The encoder trained here on pronouns, or a real pretrained model run by this app's "
@@ -202,6 +201,13 @@ def draw_tabs(run, where: tuple[str, list[str], str], chosen: tuple[int, int], t
     if tab1.open:
         with tab1:
             coreference_pronoun.pronoun_view(run, chosen, text, name, candidates)
+    if languages.reads_chinese(meta_of(name)):         # the other tabs measure English sentences
+        for tab in (tab2, tab3, tab4, tab5, tab6):
+            if tab.open:
+                tab.info(_("This tab measures English sentences, for the English models. {name}, which this page "
+                           "runs on Chinese text, is measured on the project's Chinese pronoun set: `python -m "
+                           "model.evaluate --json {name}`.").format(name=name))
+        return
     if tab2.open:
         with tab2:
             pair_view(dev, chosen, name, candidates)

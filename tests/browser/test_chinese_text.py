@@ -83,3 +83,5 @@ def test_a_chinese_classic_in_coreference_runs_the_chinese_coreference_model(lin
     said = page.get_by_text(re.compile("^头 .+（指代消解头")).first
     expect(said).to_contain_text("把 它（", timeout=120_000)
     expect(said).to_contain_text(f"指向 {answer['antecedent']}（")
+    page.get_by_role("tab", name=ZH("Minimal pairs")).click()               # English sentences: said, not measured
+    expect(page.get_by_text(re.compile("^这个标签页度量的是英文句子"))).to_be_visible(timeout=120_000)
