@@ -142,20 +142,28 @@ def train_pair(rng: random.Random) -> Pair:
 def heldout_pairs(seed: int = 1234) -> list[Pair]:
     """The fixed evaluation set: sentences of held-out templates, then training-template sentences
     that use a held-out word combination (each distinct)."""
+    return heldout_set(sample, HELDOUT_TEMPLATES, HELDOUT_PER_TEMPLATE, TRAIN_TEMPLATES, is_heldout_combo,
+                       HELDOUT_COMBO_PAIRS, seed)
+
+
+def heldout_set(draw, templates, per_template: int, train_templates, is_combo, combo_pairs: int,
+                seed: int) -> list[Pair]:
+    """per_template distinct pairs draw(rng, template) of each held-out template, then combo_pairs distinct pairs of
+    training templates that use a held-out word combination (is_combo(pair)), from random.Random(seed)."""
     rng = random.Random(seed)
     out, seen = [], set()
-    for template in HELDOUT_TEMPLATES:
+    for template in templates:
         n = 0
-        while n < HELDOUT_PER_TEMPLATE:
-            pair = sample(rng, template)
+        while n < per_template:
+            pair = draw(rng, template)
             if pair.en not in seen:
                 seen.add(pair.en)
                 out.append(pair)
                 n += 1
     n = 0
-    while n < HELDOUT_COMBO_PAIRS:
-        pair = sample(rng, rng.choice(TRAIN_TEMPLATES))
-        if is_heldout_combo(pair) and pair.en not in seen:
+    while n < combo_pairs:
+        pair = draw(rng, rng.choice(train_templates))
+        if is_combo(pair) and pair.en not in seen:
             seen.add(pair.en)
             out.append(pair)
             n += 1

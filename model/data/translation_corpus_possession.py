@@ -13,7 +13,7 @@ word combination; `heldout_pairs()` is the fixed evaluation set built from both.
 import itertools
 import random
 
-from model.data.translation_corpus import PEOPLE, RELATIVES, Pair
+from model.data.translation_corpus import PEOPLE, RELATIVES, Pair, heldout_set
 
 TUTORIAL = ("我有一只猫", "i have a cat")
 # English subject -> (Chinese, takes "has" / "does": third person singular)
@@ -116,24 +116,8 @@ def train_pair(rng: random.Random) -> Pair:
 def heldout_pairs(seed: int = 4321) -> list[Pair]:
     """The fixed evaluation set: sentences of held-out templates, then training-template sentences that use a
     held-out word combination (each distinct)."""
-    rng = random.Random(seed)
-    out, seen = [], set()
-    for template in HELDOUT_TEMPLATES:
-        n = 0
-        while n < HELDOUT_PER_TEMPLATE:
-            pair = sample(rng, template)
-            if pair.en not in seen:
-                seen.add(pair.en)
-                out.append(pair)
-                n += 1
-    n = 0
-    while n < HELDOUT_COMBO_PAIRS:
-        pair = sample(rng, rng.choice(TRAIN_TEMPLATES))
-        if is_heldout_combo(pair) and pair.en not in seen:
-            seen.add(pair.en)
-            out.append(pair)
-            n += 1
-    return out
+    return heldout_set(sample, HELDOUT_TEMPLATES, HELDOUT_PER_TEMPLATE, TRAIN_TEMPLATES, is_heldout_combo,
+                       HELDOUT_COMBO_PAIRS, seed)
 
 
 def all_words_en() -> list[str]:
