@@ -74,8 +74,8 @@ CATALOGUE = {
                      _unknown("🍔, 🍟, 😡, 🚫", _q("because", "closed", "it", "me"), pronoun=True)),
     "emoji_zwj": Hostile("👩‍👩‍👧‍👦 ate the raccoon 🦝",
                          _unknown("\u200d, 👦, 👧, 👩, 🦝", _q("ate", "raccoon", "\u200d"))),
-    "chinese": Hostile("餐厅拒绝给我做火腿三明治，因为它只做素食。",
-                       _unknown("。, 三, 为, 做, 厅", _q("。", "三", "为", "做"))),
+    "chinese": Hostile("餐厅拒绝给我做火腿三明治，因为它只做素食。",       # 它 is a pronoun the page finds
+                       _unknown("。, 三, 为, 做, 厅", _q("。", "三", "为", "做"), pronoun=True)),
     "mixed_chinese": Hostile("The restaurant 餐厅 near the station 车站",
                              _unknown("station, 厅, 站, 车, 餐", _q("厅", "站", "车", "餐") + ".")),
     "right_to_left": Hostile("המסעדה סירבה להגיש לי כריך כי היא צמחונית",

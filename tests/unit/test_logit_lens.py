@@ -184,8 +184,8 @@ def test_cli_reads_incontext_copy_with_its_word_tokenizer():
 
 @pytest.mark.parametrize("args, line", [
     (["x", "--model", "general_encoder"], "error: general_encoder is not a decoder; the logit lens reads a decoder's "
-                                          "next-token predictions. Decoders: general_gpt, incontext_copy"),
-    (["x", "--model", "nope"], "error: no model 'nope'; decoders: general_gpt, incontext_copy"),
+                                          "next-token predictions. Decoders: general_gpt, incontext_copy, zh_gpt"),
+    (["x", "--model", "nope"], "error: no model 'nope'; decoders: general_gpt, incontext_copy, zh_gpt"),
     (["  ", "--json"], "error: The prompt is empty: type at least one word."),
     (["ba " * 40, "--model", "incontext_copy"], "error: The prompt is 41 tokens long with [BOS]; this model reads at "
                                                 "most 32. Shorten the prompt."),
