@@ -59,8 +59,11 @@ def coref_head_accuracy(name: str, device: str) -> HeadAccuracy:
 @st.cache_data(max_entries=MEASURES_KEPT, show_spinner="Measuring every head on the real-text pronoun set… · "
                                                        "正在真实文本代词集上测量每个头…")
 def realtext_figures(name: str, device: str) -> RealTextFigures:
+    from model import languages
     from model.analysis.coref_scores import realtext_figures as figures
     h = loaded(name, device)
+    if languages.reads_chinese(h.meta):         # the Chinese set, at the head the model ships with
+        return figures(h.model, h.tokenizer, chinese=True, head=tuple(h.meta["coref_head"]))
     return figures(h.model, h.tokenizer)
 
 

@@ -147,6 +147,31 @@ def legend_markdown() -> str:
     return _(LEGEND).replace("<b>", "**").replace("</b>", "**").replace("<br>", "  \n")
 
 
+def diagram_section(name: str, meta: dict) -> None:
+    """The model's diagram drawn from its config (its legend beside a single stack), or why none is drawn."""
+    config = meta["config"]
+    if architecture_blocks(config):
+        zoom = _present.SCALE if _present.mode() else 1.0        # presenting: the boxes' type grows with the page's
+        fit = _present.MAP_HEIGHT if _present.mode() else None           # and the whole diagram fits the screen
+        place = _present.main() or st.container()      # presenting: the page's first place
+        single = len(columns(config)) == 1             # one stack: the legend beside it, under it on a phone
+        if single:
+            with place:
+                place, legend = st.columns([2.6, 1])
+        _export.chart(plot_architecture(config, zoom=zoom, fit=fit, legend=False), key="arch_diagram",
+                      main=True, where=place,
+                      config={"displayModeBar": False}, name=(name, "architecture"),
+                      title=_("{name}: the architecture, drawn from its config").format(name=name),
+                      caption=caption_line(name, kind_of(meta)))
+        if single:
+            legend.markdown(legend_markdown())
+        st.caption(_("Each blue name is a link to the page that teaches that block. Shapes on the arrows: T tokens "
+                     "(S in the source of an encoder-decoder), each a vector of d_model numbers."))
+    else:
+        st.info(_("The diagram is not drawn for this architecture ({arch}); its numbers are below.").format(
+            arch=md(meta.get("arch", _("unknown")))))
+
+
 def render():
     st.title(_("Architecture"))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
@@ -170,28 +195,7 @@ def render():
     config = meta["config"]
     st.caption(_("**{name}**: {kind}, drawn from `{file}`.").format(name=md(name), kind=md(kind_of(meta)),
                                                                     file=f"assets/{name}.json"))
-    links = _pages.BY_NAME
-
-    if architecture_blocks(config):
-        zoom = _present.SCALE if _present.mode() else 1.0        # presenting: the boxes' type grows with the page's
-        fit = _present.MAP_HEIGHT if _present.mode() else None           # and the whole diagram fits the screen
-        place = _present.main() or st.container()      # presenting: the page's first place
-        single = len(columns(config)) == 1             # one stack: the legend beside it, under it on a phone
-        if single:
-            with place:
-                place, legend = st.columns([2.6, 1])
-        _export.chart(plot_architecture(config, zoom=zoom, fit=fit, legend=False), key="arch_diagram",
-                      main=True, where=place,
-                      config={"displayModeBar": False}, name=(name, "architecture"),
-                      title=_("{name}: the architecture, drawn from its config").format(name=name),
-                      caption=caption_line(name, kind_of(meta)))
-        if single:
-            legend.markdown(legend_markdown())
-        st.caption(_("Each blue name is a link to the page that teaches that block. Shapes on the arrows: T tokens "
-                     "(S in the source of an encoder-decoder), each a vector of d_model numbers."))
-    else:
-        st.info(_("The diagram is not drawn for this architecture ({arch}); its numbers are below.").format(
-            arch=md(meta.get("arch", _("unknown")))))
+    diagram_section(name, meta)
 
     n_params = sum(p.numel() for p in model.parameters())
     left, right = st.columns([3, 2])
@@ -205,9 +209,9 @@ def render():
     with right:
         st.subheader(_("Where each block is taught"))
         for page, blocks in taught_on(config).items():
-            if page not in links:
+            if page not in _pages.BY_NAME:
                 continue
-            _name, title, icon, _blurb = links[page]
+            _name, title, icon, _blurb = _pages.BY_NAME[page]
             st.page_link(_pages.page(page), label=f"**{_(title)}**", icon=icon)
             st.caption(md(", ".join(blocks)))
     published_section(name, config, n_params)

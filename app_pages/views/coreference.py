@@ -37,6 +37,12 @@ INTRO = {
                         "Nobody told any head where to look: training only asked the model to fill in masked pieces "
                         "and to name the noun each pronoun stands for. One head learned to resolve pronouns through "
                         "attention. Pick an example or type your own text; everything is shown in whole words."),
+    "zh_coref": N_("A small BERT-style encoder for modern Chinese (4 layers × 4 heads, a vocabulary that keeps "
+                   "common characters whole): trained here on Chinese documentation and product reviews, then on a "
+                   "course world written in Chinese (他/她/它/他们/她们). Nobody told any head where to look: "
+                   "training only asked the model to fill in masked pieces and to name the word each pronoun "
+                   "stands for. One head learned to resolve pronouns through attention. Everything is shown in "
+                   "the words jieba cuts the text into."),
     "minilm": N_("A real pretrained model: sentence-transformers' all-MiniLM-L6-v2 (BERT architecture, 6 layers × 12 "
                  "heads, WordPiece), installed from its package and run by this app's own engine. It was never "
                  "trained on pronouns; its coreference head was chosen on the dev split of this project's real-text "
@@ -151,7 +157,7 @@ def render():
     name = st.radio(_("Model"), names, key="coref_model", horizontal=True, bind=BIND, persist_state=KEEP,
                     help=_("The encoder trained here on pronouns, or a real pretrained model run by this app's "
                            "engine."))
-    st.markdown(_(INTRO.get(name, INTRO["coref_encoder"])))      # a model trained here reads as the encoder
+    intro = st.empty()                 # filled once the text says which model runs (a Chinese stand-in)
     model, meta = model_or_stop(name)
     chosen = tuple(meta["coref_head"])
     candidates = meta.get("coref_candidates", "all")
@@ -160,6 +166,7 @@ def render():
     if (stand_in := model_for_text(name, text, has_coref_head)) != name:
         name, (model, meta) = stand_in, model_or_stop(stand_in)
         chosen, candidates = tuple(meta["coref_head"]), meta.get("coref_candidates", "all")
+    intro.markdown(_(INTRO.get(name, INTRO["coref_encoder"])))      # a model trained here reads as the encoder
     run = coref_run(name, dev, text)
     _flag_unknown(run)
     draw_tabs(run, (name, names, dev), chosen, text, candidates)
@@ -190,6 +197,24 @@ def text_box(model) -> str:
     return text
 
 
+def chinese_tabs(name: str, dev: str, tabs) -> None:
+    """The tabs after the first for a Chinese model: its heads ranked and its figures on the Chinese pronoun set;
+    the minimal pairs, ablation and patching measure English sentences and say so."""
+    minimal, ranked, ordinary, ablation, patching = tabs
+    if ranked.open:
+        with ranked:
+            coreference_realtext.ranking_view(realtext_figures(name, dev), name)
+    if ordinary.open:
+        with ordinary:
+            coreference_realtext.render(dev, [name], chinese=True)
+    for tab in (minimal, ablation, patching):
+        if tab.open:
+            tab.info(_("This tab measures English sentences, for the English models. {name}, which this page "
+                       "runs on Chinese text, is measured on the project's Chinese pronoun set: the tabs "
+                       "“Heads ranked” and “Ordinary sentences”, or `python -m model.evaluate --json "
+                       "{name}`.").format(name=name))
+
+
 def draw_tabs(run, where: tuple[str, list[str], str], chosen: tuple[int, int], text: str, candidates: str):
     """The page's tabs on the run; where: (the model, the models offered, the device)."""
     name, names, dev = where
@@ -201,12 +226,8 @@ def draw_tabs(run, where: tuple[str, list[str], str], chosen: tuple[int, int], t
     if tab1.open:
         with tab1:
             coreference_pronoun.pronoun_view(run, chosen, text, name, candidates)
-    if languages.reads_chinese(meta_of(name)):         # the other tabs measure English sentences
-        for tab in (tab2, tab3, tab4, tab5, tab6):
-            if tab.open:
-                tab.info(_("This tab measures English sentences, for the English models. {name}, which this page "
-                           "runs on Chinese text, is measured on the project's Chinese pronoun set: `python -m "
-                           "model.evaluate --json {name}`.").format(name=name))
+    if languages.reads_chinese(meta_of(name)):
+        chinese_tabs(name, dev, (tab2, tab3, tab4, tab5, tab6))
         return
     if tab2.open:
         with tab2:

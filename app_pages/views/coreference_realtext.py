@@ -21,7 +21,7 @@ def ranking_view(fig: RealTextFigures, name: str):
     """Every head of a model on the real-text pronoun set's test split, with the baselines."""
     layer, h = fig.head
     every = fig.cues["all"]
-    st.markdown(_("Each head of **{model}** on the **{n}** test sentences of the real-text pronoun set: a head is "
+    st.markdown(_("Each head of **{model}** on the **{n}** test sentences of its real-text pronoun set: a head is "
                   "right when, among the sentence's candidate nouns, it gives the antecedent the largest weight at the "
                   "pronoun. The coreference head **{head}** was chosen on the dev split and is right on **{acc}**; "
                   "pointing at the first noun is right {first}, at the nearest noun {nearest}.").format(
@@ -48,14 +48,24 @@ def resolves(cue: dict) -> bool:
     return lo > max(cue["first"], cue["nearest"]) / cue["n"]
 
 
-def render(device_name: str, names: list[str]):
-    """Every model with a coreference head, side by side, on the real-text pronoun set's test split."""
-    st.markdown(_("Ordinary English sentences written for this project (`model/data/coref_realtext.jsonl`, data card "
-                  "in `docs/coref-realtext-card.md`), each labelled with the cue a reader uses: gender, number, "
-                  "sentence structure, or world knowledge (Winograd-style pairs). Each model's coreference head was "
-                  "chosen on the dev split; these are its test figures, with 95% intervals (Wilson). A head's "
-                  "answer is the candidate noun it weights most at the pronoun. Recompute with "
-                  "`python -m model.evaluate --json {names}`.").format(names=" ".join(names)))
+def render(device_name: str, names: list[str], chinese: bool = False):
+    """Every model with a coreference head, side by side, on the real-text pronoun set's test split (chinese: the
+    Chinese set, for the Chinese models)."""
+    if chinese:
+        st.markdown(_("Ordinary modern-Chinese sentences written for this project "
+                      "(`model/data/coref_realtext_zh.jsonl`, data card in `docs/coref-realtext-zh-card.md`), in "
+                      "the words jieba cuts them into, each labelled with the cue a reader uses: gender (他/她), "
+                      "number (它/他们), sentence structure, or world knowledge (Winograd-style pairs). The "
+                      "coreference head was chosen on the dev split; these are its test figures, with 95% "
+                      "intervals (Wilson). A head's answer is the candidate word it weights most at the pronoun. "
+                      "Recompute with `python -m model.evaluate --json {names}`.").format(names=" ".join(names)))
+    else:
+        st.markdown(_("Ordinary English sentences written for this project (`model/data/coref_realtext.jsonl`, data "
+                      "card in `docs/coref-realtext-card.md`), each labelled with the cue a reader uses: gender, "
+                      "number, sentence structure, or world knowledge (Winograd-style pairs). Each model's "
+                      "coreference head was chosen on the dev split; these are its test figures, with 95% intervals "
+                      "(Wilson). A head's answer is the candidate noun it weights most at the pronoun. Recompute "
+                      "with `python -m model.evaluate --json {names}`.").format(names=" ".join(names)))
     figs = {name: realtext_figures(name, device_name) for name in names}
     first = next(iter(figs.values())).cues                   # the baselines are the same for every model
     rows = []

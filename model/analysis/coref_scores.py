@@ -66,12 +66,15 @@ class RealTextFigures:
     cues: dict
 
 
-def realtext_figures(model, tokenizer) -> RealTextFigures:
-    """The head that scores best on the dev split, and how it and the baselines do on the test split by cue."""
+def realtext_figures(model, tokenizer, chinese: bool = False, head: tuple[int, int] | None = None) -> RealTextFigures:
+    """The head that scores best on the dev split (or the given one), and how it and the baselines do on the test
+    split by cue. chinese: the Chinese pronoun set (model/tasks/coref_realtext_zh.py), in jieba's words."""
     from model.tasks import coref_realtext as rt
-    dev, test = rt.load(split="dev"), rt.load(split="test")
-    head = rt.best_head(rt.head_scores(model, tokenizer, dev))
-    hits = rt.sentence_hits(model, tokenizer, test)                              # (L, H, S)
+    from model.tasks import coref_realtext_zh as zh
+    load, words = (zh.load, zh.words) if chinese else (rt.load, rt.split_words)
+    dev, test = load(split="dev"), load(split="test")
+    head = list(head) if head is not None else rt.best_head(rt.head_scores(model, tokenizer, dev, words))
+    hits = rt.sentence_hits(model, tokenizer, test, words)                       # (L, H, S)
     groups = {cue: [i for i, s in enumerate(test) if s.cue == cue] for cue in rt.CUES}
     groups["cued"] = [i for i, s in enumerate(test) if s.cue in rt.CUED]
     groups["all"] = list(range(len(test)))
