@@ -10,14 +10,19 @@ from i18n import N_, _
 from model import checkpoints
 from model.data.images import ImageError
 
-SAMPLES = Path(checkpoints.ASSETS) / "samples"
 UPLOAD_TYPES = ["png", "jpg", "jpeg", "gif", "webp", "bmp"]
 SOURCES = {"Sample": N_("Sample"), "Upload": N_("Upload"), "Draw": N_("Draw")}     # source -> its shown label
 BOXES = {"Upload": N_("upload"), "Draw": N_("drawing")}                           # the box a link reopens
 COLOURS = {"red": "#DB1F1F", "green": "#26A040", "blue": "#2E52E0", "black": "#1F1F1F"}
 COLOUR_NAMES = {"red": N_("red"), "green": N_("green"), "blue": N_("blue"), "black": N_("black")}
+
 TOOLS = {"rect": N_("rectangle"), "circle": N_("circle"), "polygon": N_("polygon"), "freedraw": N_("freehand")}
 BIND, KEEP = _url.BIND, _url.KEEP        # every pick is in the URL and survives a visit to another page
+
+
+def samples_folder() -> Path:
+    """assets/samples, read from checkpoints.ASSETS at call time (tests point it elsewhere)."""
+    return Path(checkpoints.ASSETS) / "samples"
 
 
 def _drawing(digits: bool) -> bytes | None:
@@ -70,10 +75,10 @@ def image_section(is_digits: bool):
         st.caption(_("An uploaded or drawn image stays in this browser: a copied link opens this page on the {box} "
                      "box, not on the image.").format(box=_(BOXES[source])))
     if source == "Sample":
-        files = sorted(SAMPLES.glob(f"{kind}_*.png"))
+        files = sorted(samples_folder().glob(f"{kind}_*.png"))
         if not files:
             st.error(_("No sample images in {folder}. Recreate them with `python -m model.training.recipes._images`."
-                       ).format(folder=SAMPLES))
+                       ).format(folder=samples_folder()))
             st.stop()
         # one picker per kind of model (their samples differ); the address names the file (?img_digit=digit_3_0)
         _url.stale_link(f"img_{kind}", [p.stem for p in files], _("the sample"), files[0].stem)
