@@ -36,8 +36,11 @@ TABS = [N_("Next token"), N_("Generate step by step"), N_("Beam search"), N_("Fi
         N_("Objectives side by side"), N_("Sentence probability"), N_("Learning from the prompt"),
         N_("Logit lens")]
 BIND, KEEP = _url.BIND, _url.KEEP        # every input is in the URL and survives a visit to another page
-CORPORA = {"model.data.real_text": N_("real English and Chinese text: WordNet's glosses and examples, English "
-                                      "fortune cookies, Chinese fortunes and poems (docs/data-card.md)")}
+CORPORA = {"model.data.real_text": N_("real English and Chinese text: WordNet's glosses and examples, the World "
+                                      "English Bible, the Jargon File, the Debian handbook, English fortune "
+                                      "cookies, Chinese fortunes and poems (docs/data-card.md)"),
+           "model.data.zh_text": N_("modern Chinese: Debian's Simplified-Chinese documentation and shoppers' product "
+                                    "reviews (docs/data-card-zh.md)")}
 POSITIONS = {"learned": N_("learned"), "sinusoidal": N_("sinusoidal"), "relative": N_("relative"),
              "rope": "RoPE", "alibi": "ALiBi", "none": N_("none")}       # config pos_encoding -> its name in text
 

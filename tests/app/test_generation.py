@@ -42,7 +42,8 @@ def test_caption_describes_the_shipped_decoder_from_its_metadata(at, gpt):
     caption = next(e.value for e in at.caption if e.value.startswith("Every number here"))
     assert f"`general_gpt`: a GPT-style decoder, {c['n_layers']} layers × {c['n_heads']} heads" in caption
     assert f"a context of {c['max_len']} pieces, byte-level BPE of {c['vocab_size']:,} tokens" in caption
-    assert "WordNet's glosses and examples, English fortune cookies, Chinese fortunes and poems" in caption
+    assert ("WordNet's glosses and examples, the World English Bible, the Jargon File, the Debian handbook, English "
+            "fortune cookies, Chinese fortunes and poems") in caption                # docs/data-card.md's sources
     assert (f"Held-out perplexity {m['perplexity_heldout_real']:.1f} against "
             f"{m['bigram_perplexity_heldout_real']:.1f} for a bigram") in caption
 
@@ -92,6 +93,8 @@ def test_a_chinese_prompt_is_continued_by_the_chinese_decoder_without_unknown_pi
     set_prompt(at, "床前明月光")
     assert not at.error and not at.warning
     assert any("runs **zh_gpt**" in i.value for i in at.info)
+    assert any("trained on modern Chinese: Debian's Simplified-Chinese documentation and shoppers' product reviews"
+               in c.value for c in at.caption)                                      # docs/data-card-zh.md's sources
     zh, zh_meta = checkpoints.load("zh_gpt")
     zh_tok = text_input.tokenizer_of(zh_meta)
     ids = text_input.encode(zh_tok, "床前明月光", "bos").ids
