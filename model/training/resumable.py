@@ -71,6 +71,29 @@ def load_state(name: str, model, folder: Path) -> dict | None:
     return json.loads(info.read_text())
 
 
+def checkpoint_from_assets(name: str, folder: Path, assets: Path | None = None) -> dict:
+    """Write <folder>/<name>.ckpt.* from the shipped assets/<name>.* (the weights as stored, the run state its
+    recipe records), so that ATTENTION_LAB_RESUME=1 continues the shipped run on a machine that lacks its
+    checkpoint: the rest of an unfinished stage, or a new run when it had finished. Returns the run state."""
+    from model import checkpoints
+    model, meta = checkpoints.load(name, assets)
+    r = dict(meta["recipe"])
+    state = {"steps": r.pop("steps_done"), "tokens": r.pop("tokens_seen"),
+             "train_seconds": r.pop("train_cpu_seconds"), "wall_seconds": r.pop("train_wall_seconds"),
+             "runs": r.pop("runs")}
+    last_loss = r.pop("final_loss", None)
+    budget = r.pop("run_budget_s", None) or 60.0 * r["budget_min"]
+    run_cpu = r.pop("run_cpu_seconds", None)
+    if run_cpu is None:                   # assets that record only the total: one run's, or several finished ones
+        run_cpu = state["train_seconds"] if state["runs"] == 1 else budget
+    state.update(run_budget_s=budget, run_elapsed_s=min(budget, run_cpu))
+    if last_loss is not None:
+        state["last_loss"] = last_loss
+    state["recipe"] = {**r, "stage": r.get("stage", 0)}
+    save_state(name, model.float(), state, folder)
+    return state
+
+
 def steps_per_cpu_second(model, batch, loss_fn, probes: int = 3) -> float:
     """Training steps per second of this process' CPU time, measured on a copy (the first step only warms up)."""
     probe = copy.deepcopy(model).train()
@@ -166,7 +189,9 @@ def save_run(name: str, model: torch.nn.Module, state: dict, text_input: str, me
             "tokenizer": (tokenizer or bpe.load()).to_dict(), "text_input": text_input, "modality": "text",
             "recipe": {**r, "steps_done": state["steps"], "tokens_seen": state["tokens"],
                        "train_cpu_seconds": state["train_seconds"], "train_wall_seconds": state.get("wall_seconds"),
-                       "runs": state["runs"], "final_loss": state.get("last_loss")}}
+                       "runs": state["runs"], "run_cpu_seconds": state.get("run_elapsed_s"),
+                       "run_budget_s": state.get("run_budget_s"),
+                       "final_loss": state.get("last_loss")}}
     shipped = untied(model).half().float().eval()                 # the weights as stored: float16
     meta["metrics"] = measure(shipped, meta)
     checkpoints.save(name, shipped.half(), meta)
