@@ -15,7 +15,6 @@ SOURCES = {"Sample": N_("Sample"), "Upload": N_("Upload"), "Draw": N_("Draw")}  
 BOXES = {"Upload": N_("upload"), "Draw": N_("drawing")}                           # the box a link reopens
 COLOURS = {"red": "#DB1F1F", "green": "#26A040", "blue": "#2E52E0", "black": "#1F1F1F"}
 COLOUR_NAMES = {"red": N_("red"), "green": N_("green"), "blue": N_("blue"), "black": N_("black")}
-
 TOOLS = {"rect": N_("rectangle"), "circle": N_("circle"), "polygon": N_("polygon"), "freedraw": N_("freehand")}
 BIND, KEEP = _url.BIND, _url.KEEP        # every pick is in the URL and survives a visit to another page
 
