@@ -72,7 +72,8 @@ def test_a_view_opened_from_the_lecture_stays_presenting_in_this_tab(page, serve
     wait_for_app(page, timeout=60_000)
     page.get_by_role("radio", name=say(mode), exact=True).click()           # the presentation switch
     expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden(timeout=60_000)
-    page.get_by_role("button", name=say("Next")).first.wait_for(timeout=60_000)
+    wait_for_app(page, timeout=120_000)                                     # the switch's rerun, on a busy machine
+    page.get_by_role("button", name=say("Next")).first.wait_for(timeout=120_000)
     steps = page.locator(".st-key-lecture_step input")
     steps.fill(str(STEP))
     steps.press("Enter")
