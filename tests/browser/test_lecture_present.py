@@ -68,12 +68,12 @@ def test_a_view_opened_from_the_lecture_stays_presenting_in_this_tab(page, serve
     wait_for_app(page, timeout=120_000)
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=say(_pages.BY_NAME["lecture"].title)).click()
     page.wait_for_url("**/lecture*", timeout=60_000)
-    page.get_by_role("button", name=say("Next")).first.wait_for(timeout=60_000)  # the lecture page, not home's
+    expect(page.locator(".st-key-lecture_next button")).to_be_visible(timeout=60_000)  # the lecture page, not home's
     wait_for_app(page, timeout=60_000)
     page.get_by_role("radio", name=say(mode), exact=True).click()           # the presentation switch
     expect(page.locator('[data-testid="stSidebar"]')).to_be_hidden(timeout=60_000)
     wait_for_app(page, timeout=120_000)                                     # the switch's rerun, on a busy machine
-    page.get_by_role("button", name=say("Next")).first.wait_for(timeout=120_000)
+    expect(page.locator(".st-key-lecture_next button")).to_be_visible(timeout=120_000)   # the lecture's own Next
     steps = page.locator(".st-key-lecture_step input")
     steps.fill(str(STEP))
     steps.press("Enter")
