@@ -72,8 +72,8 @@ def realtext_figures(model, tokenizer, chinese: bool = False, head: tuple[int, i
     from model.tasks import coref_realtext as rt
     from model.tasks import coref_realtext_zh as zh
     load, words = (zh.load, zh.words) if chinese else (rt.load, rt.split_words)
-    dev, test = load(split="dev"), load(split="test")
-    head = list(head) if head is not None else rt.best_head(rt.head_scores(model, tokenizer, dev, words))
+    test = load(split="test")
+    head = list(head) if head is not None else rt.best_head(rt.head_scores(model, tokenizer, load(split="dev"), words))
     hits = rt.sentence_hits(model, tokenizer, test, words)                       # (L, H, S)
     groups = {cue: [i for i, s in enumerate(test) if s.cue == cue] for cue in rt.CUES}
     groups["cued"] = [i for i, s in enumerate(test) if s.cue in rt.CUED]
