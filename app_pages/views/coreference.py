@@ -31,6 +31,8 @@ GALLERY = corpus.CLASSICS + CHINESE_CLASSICS
 BIND, KEEP = _url.BIND, _url.KEEP            # every pick is in the URL and survives a visit to another page
 TABS = [N_("Pronoun → heads"), N_("Minimal pairs"), N_("Heads ranked"), N_("Ordinary sentences"),
         N_("Head ablation"), N_("Patching")]
+TITLE = {"coref_encoder": N_("Coreference: which head points “it” at “restaurant”?"),
+         "zh_coref": N_("Coreference: which head points “它” back to the noun it stands for?")}
 INTRO = {
     "coref_encoder": N_("A small BERT-style encoder (4 layers × 4 heads) that reads any text in subword pieces: "
                         "trained here on real English text, then on a generated course world of pronoun sentences. "
@@ -150,7 +152,8 @@ def pair_view(device_name: str, chosen: tuple[int, int], name: str, candidates: 
 
 
 def render():
-    st.title(_("Coreference: which head points “it” at “restaurant”?"))
+    title = st.empty()                 # the question names the pronoun of the text's language, once it is known
+    title.title(_(TITLE["coref_encoder"]))
     _present.slot()                    # presenting: the main figure (the open tab's) comes first
     names = [n for n in coref_models() if n in (COREF_MODEL, "minilm")] or [COREF_MODEL]
     _url.stale_link("coref_model", names, _("the model"), names[0])
@@ -166,6 +169,7 @@ def render():
     if (stand_in := model_for_text(name, text, has_coref_head)) != name:
         name, (model, meta) = stand_in, model_or_stop(stand_in)
         chosen, candidates = tuple(meta["coref_head"]), meta.get("coref_candidates", "all")
+    title.title(_(TITLE.get(name, TITLE["coref_encoder"])))
     intro.markdown(_(INTRO.get(name, INTRO["coref_encoder"])))      # a model trained here reads as the encoder
     run = coref_run(name, dev, text)
     _flag_unknown(run)

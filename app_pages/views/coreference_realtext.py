@@ -15,6 +15,7 @@ from viz.slide import caption_line
 CUE_NAMES = {"gender": N_("gender (he/she)"), "number": N_("number (it/they)"), "structure": N_("structure"),
              "winograd": N_("Winograd pairs (world knowledge)"), "cued": N_("gender + number + structure"),
              "all": N_("all test sentences")}
+CUE_NAMES_CHINESE = {**CUE_NAMES, "gender": N_("gender (他/她)"), "number": N_("number (它/他们)")}
 
 
 def ranking_view(fig: RealTextFigures, name: str):
@@ -66,11 +67,12 @@ def render(device_name: str, names: list[str], chinese: bool = False):
                       "coreference head was chosen on the dev split; these are its test figures, with 95% intervals "
                       "(Wilson). A head's answer is the candidate noun it weights most at the pronoun. Recompute "
                       "with `python -m model.evaluate --json {names}`.").format(names=" ".join(names)))
+    cue_names = CUE_NAMES_CHINESE if chinese else CUE_NAMES
     figs = {name: realtext_figures(name, device_name) for name in names}
     first = next(iter(figs.values())).cues                   # the baselines are the same for every model
     rows = []
     for cue, c in first.items():
-        row = {_("cue"): _(CUE_NAMES[cue]), _("sentences"): c["n"], _("first noun"): f"{c['first'] / c['n']:.0%}",
+        row = {_("cue"): _(cue_names[cue]), _("sentences"): c["n"], _("first noun"): f"{c['first'] / c['n']:.0%}",
                _("nearest noun"): f"{c['nearest'] / c['n']:.0%}"}
         for name, fig in figs.items():
             mine = fig.cues[cue]
@@ -81,7 +83,7 @@ def render(device_name: str, names: list[str], chinese: bool = False):
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     st.caption(_("✓: the 95% interval lies above both baselines."))
     for name, fig in figs.items():
-        good = [_(CUE_NAMES[c]) for c in coref_realtext.CUES if resolves(fig.cues[c])]
+        good = [_(cue_names[c]) for c in coref_realtext.CUES if resolves(fig.cues[c])]
         st.markdown(_("**{model}** resolves: {cues}.").format(model=name, cues=joined(good)) if good else
                     _("**{model}** resolves no kind of these sentences better than pointing at a noun by its "
                       "place.").format(model=name))

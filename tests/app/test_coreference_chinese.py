@@ -33,6 +33,7 @@ def test_the_intro_describes_the_chinese_model_that_runs():
     text = _markdown(at)
     assert "modern Chinese" in text and "他/她/它/他们/她们" in text
     assert "trained here on real English text" not in text
+    assert [t.value for t in at.title] == ["Coreference: which head points “它” back to the noun it stands for?"]
 
 
 def test_the_ordinary_sentences_tab_shows_zh_coref_on_the_chinese_set(figures):
@@ -43,12 +44,13 @@ def test_the_ordinary_sentences_tab_shows_zh_coref_on_the_chinese_set(figures):
     column = next(c for c in table.columns if c.startswith(f"zh_coref, head L{head[0]} H{head[1]}"))
     cells = dict(zip(table["cue"], table[column]))
     assert cells["gender + number + structure"].startswith(f"{figures['coref_acc_realtext_test_cued']:.0%} (")
-    assert cells["gender (he/she)"].startswith(f"{figures['coref_acc_realtext_test_gender']:.0%} (")
+    assert cells["gender (他/她)"].startswith(f"{figures['coref_acc_realtext_test_gender']:.0%} (")
     assert cells["all test sentences"].startswith(f"{figures['coref_acc_realtext_test']:.0%} (")
     near = dict(zip(table["cue"], table["nearest noun"]))
     assert near["gender + number + structure"] == (
         f"{figures['coref_baseline_nearest_noun_realtext_test_cued']:.0%}")
     assert len(table.columns) == 5                     # cue, sentences, two baselines, zh_coref: no English model
+    assert "number (它/他们)" in cells and not any("he/she" in c or "it/they" in c for c in cells)
 
 
 def test_the_heads_ranked_tab_ranks_zh_coref_on_the_chinese_test_split(figures):

@@ -13,7 +13,7 @@ from model.data import bpe
 from model.data.real_text import Corpus, Document
 from model.engine.transformer import Transformer
 from model.training import real_text_batches as rtb
-from model.training import resumable
+from model.training import resumable, unlikelihood
 from model.training.recipes import general_encoder, general_gpt
 
 EN = ["The cat sat on the mat while the dog slept by the fire in the old house.",
@@ -58,8 +58,8 @@ def test_a_tiny_run_saves_a_model_that_loads_and_evaluates(tiny, recipe, keys, r
     assert meta["text_input"] == rule and meta["modality"] == "text"
     assert meta["tokenizer"] == {"type": "bpe", "file": "bpe_8k.json"}
     stages = recipe.RECIPE["stages"]                    # one run per stage, the last stage's recipe saved
-    assert meta["recipe"]["steps_done"] >= 1 and meta["recipe"]["runs"] == len(stages) == 2
-    assert meta["recipe"]["stage"] == 1 and meta["recipe"]["lr"] == stages[1]["lr"]
+    assert meta["recipe"]["steps_done"] >= 1 and meta["recipe"]["runs"] == len(stages)
+    assert meta["recipe"]["stage"] == len(stages) - 1 and meta["recipe"]["lr"] == stages[-1]["lr"]
     found = recipe.evaluate()
     assert set(found) == set(trained) and found["unk_rate_heldout_real"] == 0
     shipped = load_file(str(checkpoints.ASSETS / f"{recipe.NAME}.safetensors"))
@@ -88,6 +88,21 @@ def _perplexity_one_text_at_a_time(model, meta: dict) -> float:
                                                                          torch.tensor(ids[1:])].sum())
               for ids in seqs)
     return math.exp(nll / sum(len(ids) - 1 for ids in seqs))
+
+
+def test_general_gpts_last_stage_alternates_document_openings_and_windows(tiny):
+    stage = {**general_gpt.RECIPE, **TINY, **general_gpt.RECIPE["stages"][-1], "seed": 0}
+    ul = stage["unlikelihood"]
+    assert ul["prefix"][1] + ul["new"] <= general_gpt.RECIPE["context"]   # an opening and its continuation fit
+    next_batch = general_gpt.make_batches(bpe.load(), {"steps": 0}, stage)
+    for step in range(0, 2 * ul["every"] * 3, ul["every"]):
+        opening = next_batch(step)
+        assert isinstance(opening, unlikelihood.Prefixes) and (opening.new, opening.weight) == (ul["new"], ul["weight"])
+        assert opening.ids.shape == (TINY["batch"], ul["prefix"][0] + step // ul["every"])
+        assert (opening.ids[:, 0] == bpe.BOS).all() and not (opening.ids == bpe.EOS).any()
+        window = next_batch(step + 1)
+        assert torch.is_tensor(window) and window.shape == (TINY["batch"], TINY["context"] + 1)
+    assert torch.is_tensor(next_batch(-1))                  # the speed probe times a window
 
 
 def tiny_run(folder, n_steps_before=0, elapsed=None):

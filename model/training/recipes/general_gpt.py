@@ -7,12 +7,16 @@ four layers. Weights are stored as float16 (loaded as float32). Training documen
 [BOS] doc [EOS] ... into 129-id windows; a share of the windows repeat one span of themselves
 (model/training/real_text_batches.py). Loss: next-token cross-entropy at every position.
 
-Two stages (STAGES), run one after the other by `python -m model.train general_gpt`:
+Three stages (RECIPE["stages"]), run one after the other by `python -m model.train general_gpt`:
   1. 75 CPU minutes on WordNet and the fortunes (the sources the BPE was learned from), a quarter of the
      windows with a repeated span, learning rate 2e-3;
   2. 45 CPU minutes on the whole corpus (adding the World English Bible, the Jargon File and the Debian
      handbook: longer documents), half the windows with a repeated span, so a head learns to copy what it read,
-     learning rate 1e-3 (a warm restart).
+     learning rate 1e-3 (a warm restart);
+  3. 20 CPU minutes against greedy loops, learning rate 2e-4: every other step continues the openings of
+     training documents greedily and pushes down the continued ids that repeat a 4-gram (sequence-level
+     unlikelihood, model/training/unlikelihood.py, its weight 0.05 against the next-token loss of the steps
+     between).
 Each stage is one run of one thread (ATTENTION_LAB_BUDGET_MIN overrides a stage's budget), longer on the clock
 on a shared machine, checkpointed every 5 minutes under ~/.cache/attention-lab/ ($ATTENTION_LAB_CACHE).
 `ATTENTION_LAB_RESUME=1 python -m model.train general_gpt` continues from the checkpoint, in the stage it was in
@@ -34,7 +38,7 @@ from model.data import bpe, text_input
 from model.data.bigram import Bigram
 from model.engine.config import ModelConfig
 from model.training import real_text_batches as rtb
-from model.training import resumable
+from model.training import resumable, unlikelihood
 from model.training.objectives import causal_lm_batch
 from model.training.recipes import _real_text_lm as lm
 from model.training.recipes._real_text_lm import sources
@@ -45,7 +49,9 @@ RECIPE = dict(d_model=128, n_heads=4, n_layers=4, d_ff=512, context=128, batch=1
               max_train_docs=None, eval_every=8, score_docs=48, induction_span=32, induction_seqs=8,
               objective="causal LM, every position", corpus="model.data.real_text (train split)",
               stages=[dict(sources=["wordnet", "fortunes", "fortunes-zh"], budget_min=75, repeat_share=0.25, lr=2e-3),
-                      dict(sources=None, budget_min=45, repeat_share=0.5, lr=1e-3)])
+                      dict(sources=None, budget_min=45, repeat_share=0.5, lr=1e-3),
+                      dict(sources=None, budget_min=20, repeat_share=0.5, lr=2e-4,
+                           unlikelihood=dict(every=2, prefix=[6, 16], new=48, weight=0.05))])
 
 
 def config(r: dict, vocab_size: int) -> ModelConfig:
@@ -53,6 +59,9 @@ def config(r: dict, vocab_size: int) -> ModelConfig:
 
 
 def loss_fn(model, batch):
+    """Next-token cross-entropy on a window (B, T + 1), or the unlikelihood loss on a batch of Prefixes."""
+    if isinstance(batch, unlikelihood.Prefixes):
+        return unlikelihood.sequence_loss(model, batch)
     x, y = causal_lm_batch(batch)                                       # (B, T), (B, T)
     logits = model(x)                                                    # (B, T, V)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)), y.numel()
@@ -66,11 +75,24 @@ def train(seed: int = 0, folder: Path | None = None, **overrides) -> dict:
 
 def make_batches(tok, state: dict, stage: dict):
     """next_batch(step) -> (B, context + 1) ids: windows of the stage's training documents, seeded from the run's
-    steps so a resumed run sees new ones."""
+    steps so a resumed run sees new ones. A stage with `unlikelihood` gives, at every `every`-th step, Prefixes
+    of documents instead (their length cycling through the `prefix` range); the speed probe (step −1) times a
+    window, the costlier kind."""
     seed = stage["seed"]
     ids = rtb.stream(rtb.encode_split(tok, "train", stage["max_train_docs"], sources(stage)), "decoder", seed)
     windows = rtb.Windows(ids, stage["context"], "decoder", stage["repeat_share"], seed=seed + state["steps"])
-    return lambda step: windows.batch(stage["batch"])
+    ul = stage.get("unlikelihood")
+    if not ul:
+        return lambda step: windows.batch(stage["batch"])
+    rng = np.random.default_rng(seed + state["steps"])
+    lengths = range(ul["prefix"][0], ul["prefix"][1] + 1)
+
+    def next_batch(step: int):
+        if step % ul["every"]:
+            return windows.batch(stage["batch"])
+        length = lengths[step // ul["every"] % len(lengths)]
+        return unlikelihood.document_prefixes(ids, length, stage["batch"], ul["new"], rng, ul["weight"])
+    return next_batch
 
 
 def finish(model, state: dict) -> dict:
