@@ -43,7 +43,8 @@ def test_from_assets_continues_the_shipped_run_with_a_new_one(shipped, capsys):
     said = capsys.readouterr().out
     assert f"general_gpt: the shipped run at step {shipped['recipe']['steps_done']:,}" in said
     after = checkpoints.read_meta("general_gpt")["recipe"]
-    assert after["runs"] == len(general_gpt.RECIPE["stages"]) + 1 and after["steps_done"] > shipped["recipe"]["steps_done"]
+    assert after["runs"] == len(general_gpt.RECIPE["stages"]) + 1
+    assert after["steps_done"] > shipped["recipe"]["steps_done"]
     assert after["tokens_seen"] > shipped["recipe"]["tokens_seen"]
 
 
