@@ -69,3 +69,18 @@ def test_a_step_of_unlikelihood_lowers_the_probability_of_the_ids_that_repeat():
         for p in model.parameters():
             p -= 0.5 * p.grad
     assert flagged_probability() < before
+
+
+def test_only_the_ids_before_the_first_eos_are_charged(monkeypatch):
+    model = tiny_decoder()
+    opening = [BOS, 7, 8, 9]
+    looped_then_ended = opening + [20, 21, 22, 23, 20, 21, 22, 23, EOS, 30]           # a repeat, then [EOS]
+    ended_then_looped = opening + [20, EOS, 22, 23, 24, 25, 22, 23, 24, 25]           # the repeat after [EOS]
+    charged = []
+    for written in (looped_then_ended, ended_then_looped):
+        monkeypatch.setattr(unlikelihood, "greedy_extend", lambda m, ids, new, w=written: torch.tensor([w]))
+        loss, n = unlikelihood.sequence_loss(model, unlikelihood.Prefixes(torch.tensor([opening]), 10))
+        charged.append(float(loss.detach()))
+        assert n == 10
+    assert charged[0] > 0 and charged[1] == 0
+    assert unlikelihood.repeated_ngram_mask(torch.tensor([ended_then_looped]), 4)[0, -4:].all()   # a repeat all the same
