@@ -83,4 +83,4 @@ def test_only_the_ids_before_the_first_eos_are_charged(monkeypatch):
         charged.append(float(loss.detach()))
         assert n == 10
     assert charged[0] > 0 and charged[1] == 0
-    assert unlikelihood.repeated_ngram_mask(torch.tensor([ended_then_looped]), 4)[0, -4:].all()   # a repeat all the same
+    assert unlikelihood.repeated_ngram_mask(torch.tensor([ended_then_looped]), 4)[0, -4:].all()     # a repeat still
