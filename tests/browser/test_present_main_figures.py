@@ -6,6 +6,7 @@ MultiHead(X) matrix), and a ViT's head overlays are as tall as their colour bar 
 import urllib.parse
 
 import pytest
+from playwright.sync_api import expect
 
 from harness.server import wait_for_app
 from tests.browser.conftest import shot
@@ -65,7 +66,9 @@ def test_vit_overlays_are_as_tall_as_their_colour_bar(presenting):
     open_view, mode = presenting
     page = open_view("images", img_digit="digit_7_0")
     first = page.locator(CHART).first
-    panels = [_box(p) for p in first.locator(".imagelayer image").all()]
+    images = first.locator(".imagelayer image")
+    expect(images).to_have_count(4, timeout=120_000)      # a redraw on a busy machine briefly holds old and new
+    panels = [_box(p) for p in images.all()]
     bar = _box(first.locator(".colorbar .cbfill").first)
     assert len(panels) == 4
     assert all(p["height"] >= 0.9 * bar["height"] for p in panels), (panels, bar)
